@@ -1,0 +1,126 @@
+/**
+ * Building blocks shared by every model: open enums, decimals, timestamps, and the
+ * list and error envelopes of the reference.
+ *
+ * The models use `zod/mini` (about 5 kB gzipped in a browser bundle, against about 26 kB
+ * for `import * as z from 'zod'`); see docs/decisions.md.
+ * @module
+ */
+import * as z from 'zod/mini';
+
+/** How the client checks what the API returns. */
+export type ValidationMode = 'strict' | 'warn' | 'off';
+
+// Set only for the duration of one synchronous `parse` call (see `parseModel`), so that the
+// same schemas serve the lenient default and strict mode without a second copy of every shape.
+let strictEnums = false;
+
+/**
+ * An enum that stays open on responses: a value the SDK does not know yet still parses
+ * (unless the strict mode is on), while the type stays the known union for autocompletion
+ * and exhaustive `switch`es. Request schemas use closed `z.enum` instead.
+ */
+export function openEnum<const T extends readonly [string, ...string[]]>(
+  values: T,
+): z.ZodMiniType<T[number]> {
+  return z.string().check(
+    z.refine((v) => !strictEnums || values.includes(v), {
+      message: `Expected one of: ${values.join(', ')}`,
+    }),
+  ) as unknown as z.ZodMiniType<T[number]>;
+}
+
+/** The outcome of {@link parseModel}. */
+export type ParseOutcome<T> =
+  | { ok: true; value: T }
+  | { ok: false; value: unknown; issues: Array<{ path: string; message: string }> };
+
+/**
+ * Parses API data with a model schema. Strict mode also refuses enum values this SDK does
+ * not know; the other modes accept them.
+ */
+export function parseModel<T>(schema: z.ZodMiniType<T>, data: unknown, strict: boolean): ParseOutcome<T> {
+  strictEnums = strict;
+  try {
+    const result = schema.safeParse(data);
+    if (result.success) return { ok: true, value: result.data };
+    return { ok: false, value: data, issues: toIssues(result.error.issues) };
+  } finally {
+    strictEnums = false;
+  }
+}
+
+/** Converts zod issues to the reference's `details.issues` form: a dotted path and a message. */
+export function toIssues(issues: ReadonlyArray<{ path: readonly PropertyKey[]; message: string }>): Array<{
+  path: string;
+  message: string;
+}> {
+  return issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message }));
+}
+
+/** An identifier: a UUID in canonical text form. */
+export const Uuid = z.string().check(
+  z.regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'Expected a UUID'),
+);
+
+/** A non-negative decimal amount as a string (`"100"`, `"100.25"`); never a float. */
+export const Decimal = z.string().check(
+  z.regex(/^(0|[1-9]\d{0,17})(\.\d{1,18})?$/, 'Expected a non-negative decimal string such as "100.00"'),
+);
+
+/** An ISO 8601 date-time in UTC, as the API writes it. */
+export const Timestamp = z.string();
+
+/** A timestamp that may be absent: nullable on every resource, since the reference promises none. */
+export const OptionalTimestamp = z.nullable(z.string());
+
+/** A string the reference cannot promise: nullable. */
+export const NullableString = z.nullable(z.string());
+
+/** Free-form partner data kept on a resource: string keys, string values. */
+export const Metadata = z.record(z.string(), z.string());
+
+/** One problem found in a request: a dotted JSON path and a message. */
+export const ErrorIssue = z.looseObject({ path: z.string(), message: z.string() });
+/** One problem found in a request. */
+export type ErrorIssue = z.infer<typeof ErrorIssue>;
+
+/** The error envelope every error response carries. */
+export const ErrorEnvelope = z.looseObject({
+  code: z.string(),
+  message: z.string(),
+  request_id: z.string(),
+  details: z.optional(
+    z.looseObject({
+      issues: z.optional(z.array(ErrorIssue)),
+      retry_after_seconds: z.optional(z.number()),
+      upstream: z.optional(z.string()),
+    }),
+  ),
+});
+/** The error envelope every error response carries. */
+export type ErrorEnvelope = z.infer<typeof ErrorEnvelope>;
+
+/** A page of a listing: `data` and the cursor of the next page (`null` on the last page). */
+export interface ListEnvelope<T> {
+  data: T[];
+  next_cursor: string | null;
+}
+
+/** The schema of a page of `item`. */
+export function listOf<T>(item: z.ZodMiniType<T>): z.ZodMiniType<ListEnvelope<T>> {
+  return z.looseObject({ data: z.array(item), next_cursor: z.nullable(z.string()) }) as unknown as z.ZodMiniType<
+    ListEnvelope<T>
+  >;
+}
+
+/** Page size: 1 to 100 (default 50 on the server). */
+export const Limit = z.int().check(z.gte(1), z.lte(100));
+
+/** The query every listing takes. */
+export const ListParams = z.object({
+  limit: z.optional(Limit),
+  cursor: z.optional(z.string()),
+});
+/** The query every listing takes. */
+export type ListParams = z.infer<typeof ListParams>;
