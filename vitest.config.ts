@@ -1,8 +1,20 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
+const src = (path: string): string => fileURLToPath(new URL(`./src/${path}`, import.meta.url));
+
 export default defineConfig({
+  resolve: {
+    // Examples and tests import the package by name, as partners do; these map to the sources.
+    alias: [
+      { find: /^pix-usdt\/sandbox\/msw$/, replacement: src('sandbox/msw.ts') },
+      { find: /^pix-usdt\/sandbox$/, replacement: src('sandbox/index.ts') },
+      { find: /^pix-usdt\/webhooks$/, replacement: src('webhooks/index.ts') },
+      { find: /^pix-usdt$/, replacement: src('index.ts') },
+    ],
+  },
   test: {
-    include: ['test/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
     environment: 'node',
     testTimeout: 30_000,
     hookTimeout: 30_000,

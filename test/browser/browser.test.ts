@@ -1,0 +1,71 @@
+// A real browser: Debian's Chromium driven by playwright-core loads the built ESM bundle and runs
+// a conversion against the in-page sandbox plus a WebCrypto webhook verification. `.ci/run`
+// installs Chromium where it is missing; without it this test fails loudly rather than pass.
+import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { build } from 'esbuild';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
+const root = new URL('../../', import.meta.url).pathname;
+
+let server: Server;
+let browser: Browser;
+let origin: string;
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`Chromium is not installed at ${CHROMIUM}: the browser test cannot run. Install it (apt-get install -y chromium) or set CHROMIUM_PATH.`);
+  }
+  if (!existsSync(`${root}dist/index.js`)) throw new Error('dist/ is missing: run npm run build first.');
+  const bundle = await build({
+    entryPoints: [`${root}test/browser/page.ts`],
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    write: false,
+    logLevel: 'silent',
+  });
+  const script = bundle.outputFiles[0]!.text;
+  const html = '<!doctype html><meta charset="utf-8"><title>pix-usdt</title><script type="module" src="/page.js"></script>';
+  server = createServer((req, res) => {
+    if (req.url === '/page.js') res.writeHead(200, { 'content-type': 'text/javascript' }).end(script);
+    else res.writeHead(200, { 'content-type': 'text/html' }).end(html);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await new Promise((resolve) => server?.close(resolve));
+});
+
+describe('in Chromium', () => {
+  it('runs a conversion against the in-page sandbox and verifies a webhook with WebCrypto', async () => {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto(origin);
+    await page.waitForFunction(() => '__result' in globalThis);
+    const result = await page.evaluate(() => (globalThis as unknown as { __result: Promise<unknown> }).__result);
+    expect(errors).toEqual([]);
+    expect(result).toMatchObject({
+      statuses: ['awaiting_deposit', 'completed'],
+      verifiedType: 'conversion.completed',
+      tampered: 'no_matching_signature',
+      hasProcess: false,
+      hasBuffer: false,
+    });
+    expect((result as { events: string[] }).events).toEqual(
+      expect.arrayContaining(['user.kyc_approved', 'conversion.created', 'conversion.completed']),
+    );
+  }, 60_000);
+});

@@ -1,0 +1,34 @@
+// Every example runs here, as a partner would run it, so none can rot.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const root = new URL('../../', import.meta.url).pathname;
+
+async function example(file: string): Promise<string> {
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', file], { cwd: root, timeout: 60_000 });
+  return stdout;
+}
+
+describe('examples', () => {
+  it('onramp: the conversion completes and the wallet is credited', async () => {
+    const out = await example('examples/onramp.ts');
+    expect(out).toMatch(/conversion completed; wallet [1-9]\d*\.\d+ USDT/);
+  });
+
+  it('offramp: the exact deposit completes the conversion', async () => {
+    const out = await example('examples/offramp.ts');
+    expect(out).toMatch(/paid to .+\(Sandbox\)/);
+    expect(out).toMatch(/conversion completed at \d{4}-/);
+  });
+
+  it('standby and liquidation: liquidated, then abandoned after 7 days', async () => {
+    const out = await example('examples/standby-liquidation.ts');
+    expect(out).toMatch(/standby \(under_funded\), 150\.0+ of 200\.0+ USDT/);
+    expect(out).toMatch(/sweep found [0-9a-f-]{36} in standby/);
+    expect(out).toMatch(/status liquidated/);
+    expect(out).toMatch(/: abandoned/);
+    expect(out).toContain('liquidate refused: invalid_transaction_state');
+  });
+});
