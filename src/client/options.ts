@@ -1,0 +1,145 @@
+/**
+ * Client options: a table of defaults, the caller's input spread over it, validated once here.
+ * The rest of the client only ever sees {@link NormalizedOptions}.
+ * @module
+ */
+import type { ValidationMode } from '../models/common.js';
+import { sleep as realSleep } from '../internal/sleep.js';
+import { InvalidOptionsError } from './errors.js';
+
+/** The sandbox API (keys `sk_test_...`). The reference shows only a placeholder; see docs/decisions.md. */
+export const SANDBOX_BASE_URL = 'https://sandbox.pix-usdt.com';
+/** The production API (keys `sk_live_...`). The reference shows only a placeholder; see docs/decisions.md. */
+export const PRODUCTION_BASE_URL = 'https://api.pix-usdt.com';
+
+/** A web-standard `fetch` (the global one, `sandbox.fetch`, an msw-patched one, ...). */
+export type FetchLike = (input: Request | URL | string, init?: RequestInit) => Promise<Response>;
+
+/** Options of `new PixUsdt(...)`. */
+export interface ClientOptions {
+  /** `sk_test_...` (sandbox) or `sk_live_...` (production). Never logged, never in errors or events. */
+  apiKey: string;
+  /** Overrides the URL chosen from the key prefix. `https:` only, except loopback hosts (a local sandbox server). */
+  baseUrl?: string | undefined;
+  /** The `fetch` to use; defaults to the global one, looked up at each call. */
+  fetch?: FetchLike | undefined;
+  /** Retries after the first attempt, at most (default 5: the length of the reference's 500 schedule). */
+  maxRetries?: number | undefined;
+  /** Time limit of one attempt, in ms, response body included (default 30,000). */
+  timeoutMs?: number | undefined;
+  /** Time limit of a whole call, every attempt and every backoff wait included, in ms (default 120,000). */
+  deadlineMs?: number | undefined;
+  /** Makes the Idempotency-Key of each mutation (default: a random UUID v4). */
+  idempotencyKey?: (() => string) | undefined;
+  /** How answers are checked against the models: `warn` (default), `strict` or `off`. */
+  validation?: ValidationMode | undefined;
+  /** Allows a `sk_live_` key in a browser, where any visitor can read it. Off by default. */
+  dangerouslyAllowBrowser?: boolean | undefined;
+  /** Waits between attempts; injectable for tests. Must reject when `signal` aborts. */
+  sleep?: ((ms: number, signal?: AbortSignal) => Promise<void>) | undefined;
+  /** The clock (ms since the epoch) for deadlines, elapsed times and Retry-After dates; injectable for tests. */
+  now?: (() => number) | undefined;
+}
+
+/** Options after defaults and validation. */
+export interface NormalizedOptions {
+  apiKey: string;
+  environment: 'test' | 'live';
+  baseUrl: string;
+  fetch: FetchLike | undefined;
+  maxRetries: number;
+  timeoutMs: number;
+  deadlineMs: number;
+  idempotencyKey: (() => string) | undefined;
+  validation: ValidationMode;
+  dangerouslyAllowBrowser: boolean;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  now: () => number;
+}
+
+/** The defaults, in one place. */
+export const DEFAULT_OPTIONS = {
+  maxRetries: 5,
+  timeoutMs: 30_000,
+  deadlineMs: 120_000,
+  validation: 'warn',
+  dangerouslyAllowBrowser: false,
+  sleep: realSleep,
+  now: (): number => Date.now(),
+} as const satisfies Partial<NormalizedOptions>;
+
+const API_KEY = /^sk_(test|live)_[\x21-\x7e]+$/;
+const VALIDATION_MODES: readonly string[] = ['strict', 'warn', 'off'];
+
+function isBrowser(): boolean {
+  const g = globalThis as { window?: unknown; document?: unknown };
+  return typeof g.window !== 'undefined' && typeof g.document !== 'undefined';
+}
+
+/** `localhost`, 127.0.0.0/8 and `[::1]`: the hosts a local sandbox server may serve plain HTTP on. */
+export function isLoopbackHost(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+}
+
+function checkBaseUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new InvalidOptionsError(`Invalid baseUrl ${JSON.stringify(raw)}: not an absolute URL`);
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
+    throw new InvalidOptionsError(
+      `Invalid baseUrl ${JSON.stringify(raw)}: the API is served over https only (plain http is allowed for loopback hosts)`,
+    );
+  }
+  if (url.search !== '' || url.hash !== '') throw new InvalidOptionsError('Invalid baseUrl: it must not carry a query or a fragment');
+  return url.href.replace(/\/+$/, '');
+}
+
+function checkCount(name: string, value: number, min: number): number {
+  if (!Number.isInteger(value) || value < min) throw new InvalidOptionsError(`Invalid ${name}: expected an integer >= ${min}`);
+  return value;
+}
+
+/** Applies the defaults and validates. Throws {@link InvalidOptionsError}; never echoes the key. */
+export function normalizeOptions(input: ClientOptions): NormalizedOptions {
+  if (typeof input !== 'object' || input === null) throw new InvalidOptionsError('Missing options: new PixUsdt({ apiKey })');
+  const apiKey: unknown = input.apiKey;
+  if (typeof apiKey !== 'string' || apiKey === '') throw new InvalidOptionsError('Missing apiKey: pass { apiKey: "sk_test_..." }');
+  const match = API_KEY.exec(apiKey);
+  if (match === null) {
+    throw new InvalidOptionsError('Malformed apiKey: expected "sk_test_..." or "sk_live_..." without spaces (the key is not shown)');
+  }
+  const environment = match[1] === 'live' ? 'live' : 'test';
+  const o = { ...DEFAULT_OPTIONS, ...stripUndefined(input) };
+  if (environment === 'live' && isBrowser() && o.dangerouslyAllowBrowser !== true) {
+    throw new InvalidOptionsError(
+      'A live key (sk_live_) in a browser is readable by every visitor. Call the API from your server, or pass dangerouslyAllowBrowser: true.',
+    );
+  }
+  if (!VALIDATION_MODES.includes(o.validation)) throw new InvalidOptionsError('Invalid validation: expected "strict", "warn" or "off"');
+  return {
+    apiKey,
+    environment,
+    baseUrl: checkBaseUrl(input.baseUrl ?? (environment === 'live' ? PRODUCTION_BASE_URL : SANDBOX_BASE_URL)),
+    fetch: input.fetch,
+    maxRetries: checkCount('maxRetries', o.maxRetries, 0),
+    timeoutMs: checkCount('timeoutMs', o.timeoutMs, 1),
+    deadlineMs: checkCount('deadlineMs', o.deadlineMs, 1),
+    idempotencyKey: input.idempotencyKey,
+    validation: o.validation,
+    dangerouslyAllowBrowser: o.dangerouslyAllowBrowser,
+    sleep: o.sleep,
+    now: o.now,
+  };
+}
+
+type Defined<T> = { [K in keyof T]?: Exclude<T[K], undefined> };
+
+// `{ timeoutMs: undefined }` means "the default", as if the field were absent.
+function stripUndefined<T extends object>(value: T): Defined<T> {
+  const out: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(value)) if (field !== undefined) out[key] = field;
+  return out as Defined<T>;
+}

@@ -1,0 +1,39 @@
+/**
+ * The base of every resource: thin helpers over the transport, so that each method is one line.
+ * @module
+ */
+import type * as z from 'zod/mini';
+import type { ListEnvelope } from '../models/common.js';
+import type { PagePromise } from '../client/pagination.js';
+import type { Transport } from '../client/transport.js';
+import type { RequestOptions } from '../client/types.js';
+
+/** A group of endpoints (`client.users`, `client.quotes`, ...). */
+export abstract class APIResource {
+  readonly #t: Transport;
+
+  constructor(transport: Transport) {
+    this.#t = transport;
+  }
+
+  protected _get<T>(path: string, schema: z.ZodMiniType<T>, options?: RequestOptions, query?: object): Promise<T> {
+    return this.#t.request({ method: 'GET', path, schema, query }, options);
+  }
+
+  protected _list<T>(path: string, schema: z.ZodMiniType<ListEnvelope<T>>, params: { limit?: number | undefined } | undefined, options?: RequestOptions): PagePromise<T> {
+    return this.#t.list(path, schema, params, options);
+  }
+
+  protected _post<T>(path: string, schema: z.ZodMiniType<T> | null, body: unknown, options?: RequestOptions, destructive = false): Promise<T> {
+    return this.#t.request({ method: 'POST', path, schema, body, destructive }, options);
+  }
+
+  protected _patch<T>(path: string, schema: z.ZodMiniType<T>, body: unknown, options?: RequestOptions): Promise<T> {
+    return this.#t.request({ method: 'PATCH', path, schema, body }, options);
+  }
+
+  /** Deletes are destructive: not retried on an unknown error code. */
+  protected _delete<T>(path: string, schema: z.ZodMiniType<T> | null, options?: RequestOptions): Promise<T> {
+    return this.#t.request({ method: 'DELETE', path, schema, destructive: true }, options);
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * `client.webhookEndpoints`: where events are delivered.
+ * @module
+ */
+import {
+  DeletedWebhookEndpoint,
+  RotatedWebhookSecret,
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookEndpointWithSecret,
+  listOf,
+  type CreateWebhookEndpointBody,
+  type ListWebhookDeliveriesParams,
+  type PlainListParams,
+  type RotateWebhookSecretBody,
+  type UpdateWebhookEndpointBody,
+} from '../models/index.js';
+import type { PagePromise } from '../client/pagination.js';
+import type { RequestOptions } from '../client/types.js';
+import { path } from '../internal/path.js';
+import { APIResource } from './resource.js';
+
+const EndpointList = listOf(WebhookEndpoint);
+const DeliveryList = listOf(WebhookDelivery);
+
+/** Webhook endpoints. */
+export class WebhookEndpoints extends APIResource {
+  /** `POST /v1/webhook_endpoints`: the answer carries the signing `secret`, shown this once. */
+  create(body: CreateWebhookEndpointBody, options?: RequestOptions): Promise<WebhookEndpointWithSecret> {
+    return this._post('/v1/webhook_endpoints', WebhookEndpointWithSecret, body, options);
+  }
+
+  /** `GET /v1/webhook_endpoints`. */
+  list(params?: PlainListParams, options?: RequestOptions): PagePromise<WebhookEndpoint> {
+    return this._list('/v1/webhook_endpoints', EndpointList, params, options);
+  }
+
+  /** `GET /v1/webhook_endpoints/{id}`. */
+  retrieve(id: string, options?: RequestOptions): Promise<WebhookEndpoint> {
+    return this._get(path`/v1/webhook_endpoints/${id}`, WebhookEndpoint, options);
+  }
+
+  /** `PATCH /v1/webhook_endpoints/{id}`: `url`, `event_types`, `description`, `status`. */
+  update(id: string, body: UpdateWebhookEndpointBody, options?: RequestOptions): Promise<WebhookEndpoint> {
+    return this._patch(path`/v1/webhook_endpoints/${id}`, WebhookEndpoint, body, options);
+  }
+
+  /** `DELETE /v1/webhook_endpoints/{id}`: answers `{ id, deleted: true }`. */
+  delete(id: string, options?: RequestOptions): Promise<DeletedWebhookEndpoint> {
+    return this._delete(path`/v1/webhook_endpoints/${id}`, DeletedWebhookEndpoint, options);
+  }
+
+  /**
+   * `POST /v1/webhook_endpoints/{id}/rotate_secret`: a new secret; the old one keeps signing for
+   * `grace_period_seconds` (default 24 hours). Destructive: not retried on an unknown code.
+   */
+  rotateSecret(id: string, body: RotateWebhookSecretBody = {}, options?: RequestOptions): Promise<RotatedWebhookSecret> {
+    return this._post(path`/v1/webhook_endpoints/${id}/rotate_secret`, RotatedWebhookSecret, body, options, true);
+  }
+
+  /** `GET /v1/webhook_endpoints/{id}/deliveries`. Filters: `status`, `event_id`. */
+  listDeliveries(id: string, params?: ListWebhookDeliveriesParams, options?: RequestOptions): PagePromise<WebhookDelivery> {
+    return this._list(path`/v1/webhook_endpoints/${id}/deliveries`, DeliveryList, params, options);
+  }
+}
