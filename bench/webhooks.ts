@@ -1,0 +1,162 @@
+/**
+ * Webhook verification, ours next to Stripe's SDK (issue 4), on a 1 kB payload:
+ * - ours on Node (node:crypto reached through process.getBuiltinModule),
+ * - ours forced onto WebCrypto (the path of browsers, Deno, Bun and Workers),
+ * - Stripe `constructEvent` (node:crypto, synchronous),
+ * - Stripe `constructEventAsync` with `Stripe.createSubtleCryptoProvider()` (WebCrypto),
+ * - and, as a reference, a bare `crypto.subtle.sign`: no WebCrypto verifier can beat it.
+ * The four verify the same body and header: Stripe's scheme is the same `t=...,v1=...` HMAC.
+ *
+ * Run: `node --import tsx bench/webhooks.ts [seconds per case]`; or call `run()`.
+ */
+import { cpus, loadavg } from 'node:os';
+import { pathToFileURL } from 'node:url';
+import Stripe from 'stripe';
+import { constructEvent, signPayload } from '../src/webhooks/index.js';
+
+/** One measured case. */
+export interface BenchResult {
+  name: string;
+  opsPerSecond: number;
+  /** Iterations over every round. */
+  iterations: number;
+}
+
+/** What {@link run} returns: every case, and the ratios the issue's target is about. */
+export interface WebhooksBench {
+  payloadBytes: number;
+  results: BenchResult[];
+  ratios: {
+    /** ours (node:crypto) / stripe constructEvent: must be >= 1. */
+    nodeVsStripeSync: number;
+    /** ours (WebCrypto) / stripe constructEventAsync with SubtleCryptoProvider: "far faster". */
+    webcryptoVsStripeSubtle: number;
+    /** ours (WebCrypto) / a bare subtle.sign: how close to the runtime's ceiling (at most 1). */
+    webcryptoVsBareSign: number;
+  };
+}
+
+const SECRET = 'whsec_bench_0123456789abcdefghijklmnopqrstuvwxyz';
+
+/** A realistic conversion.completed envelope padded to `bytes` with a metadata note. */
+function payload(bytes: number): string {
+  const event = {
+    id: '6f1d2c8e-4b7a-4e21-9d3f-0a8b7c6d5e4f',
+    type: 'conversion.completed',
+    created_at: '2025-01-01T12:00:00.000Z',
+    data: {
+      object: {
+        id: '0c9b8a7d-6e5f-4a3b-8c2d-1e0f9a8b7c6d',
+        user_id: '1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d',
+        quote_id: '9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a',
+        transaction_type: 'pix_onramp',
+        status: 'completed',
+        expected_source_amount: '1000.00',
+        received_amount: '1000.00',
+        source_currency: 'BRL',
+        target_amount: '181.234567',
+        target_currency: 'USDT',
+        metadata: { note: '' },
+      },
+    },
+  };
+  const base = JSON.stringify(event).length;
+  event.data.object.metadata.note = 'x'.repeat(Math.max(0, bytes - base));
+  return JSON.stringify(event);
+}
+
+interface Case {
+  name: string;
+  op: () => unknown;
+}
+
+/** Ops per second of one case over about `ms` milliseconds, in batches of 100 between clock reads. */
+async function sample(op: () => unknown, ms: number): Promise<{ ops: number; iterations: number }> {
+  // A synchronous op (Stripe's constructEvent) is not awaited: it pays no microtask in its figure.
+  const isAsync = op() instanceof Promise;
+  let iterations = 0;
+  const start = performance.now();
+  const end = start + ms;
+  while (performance.now() < end) {
+    if (isAsync) for (let i = 0; i < 100; i++) await op();
+    else for (let i = 0; i < 100; i++) op();
+    iterations += 100;
+  }
+  return { ops: iterations / ((performance.now() - start) / 1000), iterations };
+}
+
+/**
+ * Interleaved rounds, median per case: on a shared machine a burst of load then hits every case
+ * alike instead of skewing whichever case ran during it.
+ */
+async function measure(cases: Case[], seconds: number, rounds = 5): Promise<BenchResult[]> {
+  for (const c of cases) await sample(c.op, 200); // warm-up (JIT, key caches)
+  const samples = cases.map(() => [] as number[]);
+  const iterations = cases.map(() => 0);
+  for (let round = 0; round < rounds; round++) {
+    for (const [i, c] of cases.entries()) {
+      const { ops, iterations: n } = await sample(c.op, (seconds * 1000) / rounds);
+      samples[i]?.push(ops);
+      iterations[i] = (iterations[i] ?? 0) + n;
+    }
+  }
+  return cases.map((c, i) => {
+    const sorted = (samples[i] ?? []).sort((a, b) => a - b);
+    return { name: c.name, opsPerSecond: Math.round(sorted[sorted.length >> 1] ?? 0), iterations: iterations[i] ?? 0 };
+  });
+}
+
+/** Runs the four cases for about `seconds` each (default 2, in 5 interleaved rounds) and returns the figures. */
+export async function run(options: { seconds?: number; payloadBytes?: number } = {}): Promise<WebhooksBench> {
+  const seconds = options.seconds ?? 2;
+  const body = payload(options.payloadBytes ?? 1024);
+  const now = Math.floor(Date.now() / 1000);
+  const header = await signPayload(body, SECRET, { timestamp: now });
+  const headers = { 'x-service-signature': header, 'x-service-event-id': '6f1d2c8e-4b7a-4e21-9d3f-0a8b7c6d5e4f' };
+  const stripeSubtle = Stripe.createSubtleCryptoProvider();
+  const signedBytes = new TextEncoder().encode(`${now}.${body}`);
+  const subtleKey = await crypto.subtle.importKey('raw', new TextEncoder().encode(SECRET), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+
+  // Every case must accept the payload before it is timed.
+  await constructEvent(body, headers, SECRET);
+  await constructEvent(body, headers, SECRET, { engine: 'webcrypto' });
+  Stripe.webhooks.constructEvent(body, header, SECRET);
+  await Stripe.webhooks.constructEventAsync(body, header, SECRET, 300, stripeSubtle);
+
+  const results = await measure(
+    [
+      { name: 'pix-usdt constructEvent (node:crypto)', op: () => constructEvent(body, headers, SECRET) },
+      { name: 'pix-usdt constructEvent (WebCrypto)', op: () => constructEvent(body, headers, SECRET, { engine: 'webcrypto' }) },
+      { name: 'stripe constructEvent (node:crypto)', op: () => Stripe.webhooks.constructEvent(body, header, SECRET) },
+      {
+        name: 'stripe constructEventAsync (SubtleCryptoProvider)',
+        op: () => Stripe.webhooks.constructEventAsync(body, header, SECRET, 300, stripeSubtle),
+      },
+      // Not a competitor: one bare crypto.subtle.sign with an imported key, the ceiling of any
+      // WebCrypto verifier on this runtime (on Node each call hops to the libuv thread pool).
+      { name: 'reference: bare crypto.subtle.sign (key imported once)', op: () => crypto.subtle.sign('HMAC', subtleKey, signedBytes) },
+    ],
+    seconds,
+  );
+  const ops = results.map((r) => r.opsPerSecond) as [number, number, number, number, number];
+  return {
+    payloadBytes: Buffer.byteLength(body),
+    results,
+    ratios: { nodeVsStripeSync: ops[0] / ops[2], webcryptoVsStripeSubtle: ops[1] / ops[3], webcryptoVsBareSign: ops[1] / ops[4] },
+  };
+}
+
+function print(bench: WebhooksBench): void {
+  // WebCrypto on Node hops to the libuv thread pool: its figures swing with the machine's load.
+  const load = loadavg()[0]?.toFixed(2) ?? '?';
+  console.log(`Webhook verification, ${bench.payloadBytes} B payload, ${process.version}, ${cpus().length} CPUs, load average ${load}`);
+  console.table(bench.results.map((r) => ({ case: r.name, 'ops/s': r.opsPerSecond.toLocaleString('en-US') })));
+  console.log(`ours (node:crypto) / stripe constructEvent:      ${bench.ratios.nodeVsStripeSync.toFixed(2)}x (target >= 1)`);
+  console.log(`ours (WebCrypto) / stripe SubtleCryptoProvider:  ${bench.ratios.webcryptoVsStripeSubtle.toFixed(2)}x (target: far above 1)`);
+  console.log(`ours (WebCrypto) / bare subtle.sign:              ${bench.ratios.webcryptoVsBareSign.toFixed(2)}x (the runtime's ceiling is 1)`);
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const seconds = Number(process.argv[2] ?? 2);
+  print(await run({ seconds }));
+}

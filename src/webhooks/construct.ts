@@ -1,0 +1,83 @@
+import { bodyText, toBody, type RawBody } from './body.js';
+import { DuplicateEventError, fail } from './errors.js';
+import { parseEvent, type WebhookEvent } from './events.js';
+import { getHeader, isRequest, type HeadersInput } from './headers.js';
+import { verifyBody, type VerifyOptions, type WebhookSecret } from './signature.js';
+
+/** Default name of the signature header. */
+export const SIGNATURE_HEADER = 'X-Service-Signature';
+/** Default name of the event id header. */
+export const EVENT_ID_HEADER = 'X-Service-Event-Id';
+
+/**
+ * Where a receiver remembers the event ids it has received (a Set, Redis, a table...). Both
+ * methods may be async. `has` is asked after the signature is verified; `add` is called right
+ * after, before `constructEvent` returns the event.
+ */
+export interface SeenEventStore {
+  /** True when this event id was already received. */
+  has(id: string): boolean | Promise<boolean>;
+  /** Records the event id. */
+  add(id: string): unknown;
+}
+
+/** Options of {@link constructEvent}. */
+export interface ConstructEventOptions extends VerifyOptions {
+  /** Name of the signature header. Default `X-Service-Signature`. */
+  signatureHeader?: string;
+  /** Name of the event id header. Default `X-Service-Event-Id`. */
+  eventIdHeader?: string;
+  /**
+   * Drops repeats: when `seen.has(event.id)`, `constructEvent` rejects with a
+   * `DuplicateEventError` (answer 2xx to it); otherwise it calls `seen.add(event.id)`.
+   */
+  seen?: SeenEventStore;
+}
+
+/**
+ * Verifies a delivery and parses it into a typed event, reading the body from a web `Request`
+ * (`fetch` handlers: Next.js route handlers, Hono's `c.req.raw`, Workers, Deno, Bun).
+ */
+export function constructEvent(request: Request, secret: WebhookSecret, options?: ConstructEventOptions): Promise<WebhookEvent>;
+/**
+ * Verifies a delivery and parses it into a typed event.
+ *
+ * In order: the signature header must hold a `v1=` signature of `{t}.{raw_body}` under one of
+ * the secrets, with `t` within the tolerance; the body must be a JSON event envelope; the event
+ * id header, when present, must equal the envelope's `id`; with a `seen` store, a repeat
+ * rejects with `DuplicateEventError`. Every other failure rejects with a
+ * `WebhookVerificationError` carrying a `reason`.
+ *
+ * @param rawBody The body exactly as received (string or bytes), never a parsed object. With a
+ *   `Request` as `headers`, pass `undefined` to read the body from the `Request`.
+ * @param headers A `Headers`, a plain object such as Node's `req.headers` (any case), or a `Request`.
+ * @param secret The endpoint secret (`whsec_...`), or several during a rotation.
+ */
+export function constructEvent(rawBody: RawBody | undefined, headers: HeadersInput, secret: WebhookSecret, options?: ConstructEventOptions): Promise<WebhookEvent>;
+export async function constructEvent(
+  first: unknown,
+  second: HeadersInput | WebhookSecret,
+  third?: WebhookSecret | ConstructEventOptions,
+  fourth?: ConstructEventOptions,
+): Promise<WebhookEvent> {
+  const fromRequest = isRequest(first);
+  const headers = (fromRequest ? first : second) as HeadersInput;
+  const secret = (fromRequest ? second : third) as WebhookSecret;
+  const opts = ((fromRequest ? third : fourth) as ConstructEventOptions | undefined) ?? {};
+  // Bytes rather than text(): text() would replace invalid UTF-8 and so change what was signed.
+  const source = first == null && isRequest(headers) ? headers : first;
+  const body = toBody(isRequest(source) ? new Uint8Array(await source.arrayBuffer()) : source);
+  const verified = verifyBody(body, getHeader(headers, opts.signatureHeader ?? SIGNATURE_HEADER), secret, opts);
+  if (typeof verified !== 'number') await verified;
+  const event = parseEvent(bodyText(body));
+
+  const headerId = getHeader(headers, opts.eventIdHeader ?? EVENT_ID_HEADER);
+  if (headerId !== undefined && headerId !== event.id) fail('event_id_mismatch', 'The event id header does not match the id of the signed event');
+  const { seen } = opts;
+  if (seen) {
+    const has = seen.has(event.id);
+    if (typeof has === 'boolean' ? has : await has) throw new DuplicateEventError(event.id);
+    await seen.add(event.id);
+  }
+  return event;
+}

@@ -1,0 +1,33 @@
+/**
+ * `pix-usdt/webhooks`: verify and sign webhook deliveries, and parse them into typed events.
+ * Runs wherever WebCrypto does (Node 20+, browsers, Deno, Bun, Workers); on Node it uses
+ * `node:crypto`, reached at run time without a static import.
+ * @module
+ */
+export { constructEvent, EVENT_ID_HEADER, SIGNATURE_HEADER } from './construct.js';
+export type { ConstructEventOptions, SeenEventStore } from './construct.js';
+export { signPayload, verifySignature } from './signature.js';
+export type { NowInput, SignatureHeaderValue, SignOptions, VerifyOptions, WebhookSecret } from './signature.js';
+export {
+  DuplicateEventError,
+  isDuplicateEventError,
+  isWebhookVerificationError,
+  WebhookVerificationError,
+} from './errors.js';
+export type { WebhookVerificationReason } from './errors.js';
+export type { RawBody } from './body.js';
+export type { HeaderRecord, HeadersInput } from './headers.js';
+export type { CryptoEngine } from './hmac.js';
+export type {
+  ConversionEvent,
+  ConversionEventType,
+  EventEnvelopeOf,
+  KnownEvent,
+  TransactionEvent,
+  TransactionEventType,
+  UnknownEvent,
+  UnknownEventType,
+  UserEvent,
+  UserEventType,
+  WebhookEvent,
+} from './events.js';
