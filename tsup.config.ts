@@ -1,8 +1,7 @@
 import { defineConfig } from 'tsup';
 
-// One build for every entry point of DESIGN.md. ky is ESM-only, so it is bundled (the CJS
-// build must not `require` an ES module); the other runtime packages ship both formats and
-// stay external so that partners deduplicate them.
+// One build for every entry point of DESIGN.md. The runtime packages ship both ESM and CJS and
+// stay external, so that partners deduplicate them.
 export default defineConfig([
   {
     entry: {
@@ -17,7 +16,6 @@ export default defineConfig([
     sourcemap: true,
     target: 'es2022',
     platform: 'neutral',
-    noExternal: ['ky'],
     external: ['msw', 'zod', 'uuid', 'eventemitter3', 'big.js'],
     splitting: true,
     treeshake: true,
@@ -28,7 +26,6 @@ export default defineConfig([
     platform: 'node',
     target: 'node20',
     sourcemap: true,
-    noExternal: ['ky'],
     banner: { js: '#!/usr/bin/env node' },
   },
 ]);

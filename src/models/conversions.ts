@@ -56,42 +56,44 @@ export const TRANSACTION_TYPES = ['pix_onramp', 'pix_offramp'] as const;
 export type TransactionType = (typeof TRANSACTION_TYPES)[number];
 
 /** An accepted quote, followed from the deposit to its end. */
-export const Conversion = z.looseObject({
-  id: z.string(),
-  user_id: z.string(),
-  quote_id: z.string(),
-  liquidation_quote_id: NullableString,
-  transaction_type: openEnum(TRANSACTION_TYPES),
-  status: openEnum(CONVERSION_STATUSES),
-  expected_source_amount: z.string(),
-  received_amount: z.string(),
-  source_currency: z.string(),
-  target_amount: z.string(),
-  target_currency: z.string(),
-  deposit_window_expires_at: OptionalTimestamp,
-  standby_at: OptionalTimestamp,
-  standby_expires_at: OptionalTimestamp,
-  standby_reason: z.nullable(openEnum(STANDBY_REASONS)),
-  deposit_address: NullableString,
-  deposit_address_network: z.nullable(openEnum(NETWORKS)),
-  pix_qr_code: NullableString,
-  pix_tx_id: NullableString,
-  pix_e2e_id: NullableString,
-  usdt_tx_hash: NullableString,
-  completed_at: OptionalTimestamp,
-  failure_reason: z.nullable(openEnum(FAILURE_REASONS)),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-});
+export const Conversion = /* @__PURE__ */ (() =>
+  z.looseObject({
+    id: z.string(),
+    user_id: z.string(),
+    quote_id: z.string(),
+    liquidation_quote_id: NullableString,
+    transaction_type: openEnum(TRANSACTION_TYPES),
+    status: openEnum(CONVERSION_STATUSES),
+    expected_source_amount: z.string(),
+    received_amount: z.string(),
+    source_currency: z.string(),
+    target_amount: z.string(),
+    target_currency: z.string(),
+    deposit_window_expires_at: OptionalTimestamp,
+    standby_at: OptionalTimestamp,
+    standby_expires_at: OptionalTimestamp,
+    standby_reason: z.nullable(openEnum(STANDBY_REASONS)),
+    deposit_address: NullableString,
+    deposit_address_network: z.nullable(openEnum(NETWORKS)),
+    pix_qr_code: NullableString,
+    pix_tx_id: NullableString,
+    pix_e2e_id: NullableString,
+    usdt_tx_hash: NullableString,
+    completed_at: OptionalTimestamp,
+    failure_reason: z.nullable(openEnum(FAILURE_REASONS)),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  }))();
 /** An accepted quote, followed from the deposit to its end. */
 export type Conversion = z.infer<typeof Conversion>;
 
 /** Query of `GET /v1/conversions`. */
-export const ListConversionsParams = z.extend(ListParams, {
-  status: z.optional(z.enum(CONVERSION_STATUSES)),
-  user_id: z.optional(Uuid),
-  transaction_type: z.optional(z.enum(TRANSACTION_TYPES)),
-});
+export const ListConversionsParams = /* @__PURE__ */ (() =>
+  z.extend(ListParams, {
+    status: z.optional(z.enum(CONVERSION_STATUSES)),
+    user_id: z.optional(Uuid),
+    transaction_type: z.optional(z.enum(TRANSACTION_TYPES)),
+  }))();
 /** Query of `GET /v1/conversions`. */
 export type ListConversionsParams = z.infer<typeof ListConversionsParams>;
 
@@ -111,75 +113,92 @@ export const TRANSACTION_STATUSES = [
 export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
 
 /** The settlement leg of a conversion. */
-export const Transaction = z.looseObject({
-  id: z.string(),
-  user_id: z.string(),
-  quote_id: z.string(),
-  type: openEnum(TRANSACTION_TYPES),
-  status: openEnum(TRANSACTION_STATUSES),
-  source_amount: z.string(),
-  source_currency: z.string(),
-  target_amount: z.string(),
-  target_currency: z.string(),
-  exchange_rate: z.string(),
-  pix_qr_code: NullableString,
-  pix_tx_id: NullableString,
-  pix_paid_at: OptionalTimestamp,
-  destination_wallet_address: NullableString,
-  destination_wallet_network: z.nullable(openEnum(NETWORKS)),
-  usdt_tx_hash: NullableString,
-  usdt_sent_at: OptionalTimestamp,
-  failure_reason: NullableString,
-  created_at: Timestamp,
-  updated_at: Timestamp,
-  completed_at: OptionalTimestamp,
-});
+export const Transaction = /* @__PURE__ */ (() =>
+  z.looseObject({
+    id: z.string(),
+    user_id: z.string(),
+    quote_id: z.string(),
+    type: openEnum(TRANSACTION_TYPES),
+    status: openEnum(TRANSACTION_STATUSES),
+    source_amount: z.string(),
+    source_currency: z.string(),
+    target_amount: z.string(),
+    target_currency: z.string(),
+    exchange_rate: z.string(),
+    pix_qr_code: NullableString,
+    pix_tx_id: NullableString,
+    pix_paid_at: OptionalTimestamp,
+    destination_wallet_address: NullableString,
+    destination_wallet_network: z.nullable(openEnum(NETWORKS)),
+    usdt_tx_hash: NullableString,
+    usdt_sent_at: OptionalTimestamp,
+    failure_reason: NullableString,
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    completed_at: OptionalTimestamp,
+  }))();
 /** The settlement leg of a conversion. */
 export type Transaction = z.infer<typeof Transaction>;
 
 /** Body of `POST /v1/transactions`. */
-export const CreateTransactionBody = z.strictObject({ quote_id: Uuid });
+export const CreateTransactionBody = /* @__PURE__ */ (() =>
+  z.strictObject({ quote_id: Uuid }))();
 /** Body of `POST /v1/transactions`. */
 export type CreateTransactionBody = z.infer<typeof CreateTransactionBody>;
 
 /** Query of `GET /v1/transactions`. */
-export const ListTransactionsParams = z.extend(ListParams, {
-  user_id: z.optional(Uuid),
-  status: z.optional(z.enum(TRANSACTION_STATUSES)),
-});
+export const ListTransactionsParams = /* @__PURE__ */ (() =>
+  z.extend(ListParams, {
+    user_id: z.optional(Uuid),
+    status: z.optional(z.enum(TRANSACTION_STATUSES)),
+  }))();
 /** Query of `GET /v1/transactions`. */
 export type ListTransactionsParams = z.infer<typeof ListTransactionsParams>;
 
 /** Body of the onramp-paid and offramp-deposit helpers. */
-export const SimulatePaymentBody = z.strictObject({
-  /** Amount paid or deposited; omitted means the quoted amount. */
-  amount: z.optional(Decimal),
-  /** Also settle the conversion in the same call. */
-  settle: z.optional(z.boolean()),
-});
+export const SimulatePaymentBody = /* @__PURE__ */ (() =>
+  z.strictObject({
+    /** Amount paid or deposited; omitted means the quoted amount. */
+    amount: z.optional(Decimal),
+    /** Also settle the conversion in the same call. */
+    settle: z.optional(z.boolean()),
+    /** Sandbox: `false` records a detected, not yet confirmed deposit (the state waits). Default `true`. */
+    confirmed: z.optional(z.boolean()),
+    /** Sandbox, offramp: the address the USDT was sent to; another than the issued one gives standby `wrong_address`. */
+    deposit_address: z.optional(z.string().check(z.maxLength(100))),
+  }))();
 /** Body of the onramp-paid and offramp-deposit helpers. */
 export type SimulatePaymentBody = z.infer<typeof SimulatePaymentBody>;
 
 /** Body of the deposit alias helper (`/deposit`): the amount is required there. */
-export const SimulateDepositBody = z.strictObject({ amount: Decimal, settle: z.optional(z.boolean()) });
+export const SimulateDepositBody = /* @__PURE__ */ (() =>
+  z.strictObject({
+    amount: Decimal,
+    settle: z.optional(z.boolean()),
+    confirmed: z.optional(z.boolean()),
+    deposit_address: z.optional(z.string().check(z.maxLength(100))),
+  }))();
 /** Body of the deposit alias helper. */
 export type SimulateDepositBody = z.infer<typeof SimulateDepositBody>;
 
 /** Body of the expire helper. */
-export const ExpireConversionBody = z.strictObject({ occurred_at: z.optional(z.iso.datetime()) });
+export const ExpireConversionBody = /* @__PURE__ */ (() =>
+  z.strictObject({ occurred_at: z.optional(z.iso.datetime()) }))();
 /** Body of the expire helper. */
 export type ExpireConversionBody = z.infer<typeof ExpireConversionBody>;
 
 /** Body of the fail helper. */
-export const FailConversionBody = z.strictObject({
-  reason: z.enum(FAIL_REASONS),
-  occurred_at: z.optional(z.iso.datetime()),
-});
+export const FailConversionBody = /* @__PURE__ */ (() =>
+  z.strictObject({
+    reason: z.enum(FAIL_REASONS),
+    occurred_at: z.optional(z.iso.datetime()),
+  }))();
 /** Body of the fail helper. */
 export type FailConversionBody = z.infer<typeof FailConversionBody>;
 
 /** Body of the fail-crypto and fail-pix alias helpers: the reason is implied by the path. */
-export const FailAliasBody = z.strictObject({ occurred_at: z.optional(z.iso.datetime()) });
+export const FailAliasBody = /* @__PURE__ */ (() =>
+  z.strictObject({ occurred_at: z.optional(z.iso.datetime()) }))();
 /** Body of the fail-crypto and fail-pix alias helpers. */
 export type FailAliasBody = z.infer<typeof FailAliasBody>;
 
@@ -187,9 +206,10 @@ export type FailAliasBody = z.infer<typeof FailAliasBody>;
 export const KYC_HELPER_STATUSES = ['approved', 'rejected', 'in_review', 'expired'] as const;
 
 /** Body of `POST /v1/test_helpers/users/{id}/kyc`. */
-export const ForceKycBody = z.strictObject({
-  status: z.enum(KYC_HELPER_STATUSES),
-  rejection_reason: z.optional(z.string().check(z.maxLength(500))),
-});
+export const ForceKycBody = /* @__PURE__ */ (() =>
+  z.strictObject({
+    status: z.enum(KYC_HELPER_STATUSES),
+    rejection_reason: z.optional(z.string().check(z.maxLength(500))),
+  }))();
 /** Body of `POST /v1/test_helpers/users/{id}/kyc`. */
 export type ForceKycBody = z.infer<typeof ForceKycBody>;

@@ -19,31 +19,32 @@ export type PixKeyType = (typeof PIX_KEY_TYPES)[number];
 export const NETWORKS = ['polygon'] as const;
 
 /** A priced offer to convert between BRL and USDT. */
-export const Quote = z.looseObject({
-  id: z.string(),
-  user_id: z.string(),
-  source_amount: z.string(),
-  source_currency: openEnum(['BRL', 'USDT']),
-  target_amount: z.string(),
-  target_currency: openEnum(['BRL', 'USDT']),
-  exchange_rate: z.string(),
-  spread_bps: z.number(),
-  withdrawal_fee_usdt: z.string(),
-  net_target_amount: z.string(),
-  destination_wallet_address: NullableString,
-  destination_wallet_network: z.nullable(openEnum(NETWORKS)),
-  pix_key: NullableString,
-  pix_key_type: z.nullable(openEnum(PIX_KEY_TYPES)),
-  deposit_network: z.nullable(openEnum(NETWORKS)),
-  pix_holder_name: NullableString,
-  pix_holder_document_masked: NullableString,
-  pix_key_verified_at: OptionalTimestamp,
-  status: openEnum(QUOTE_STATUSES),
-  expires_at: Timestamp,
-  consumed_at: OptionalTimestamp,
-  consumed_by_conversion_id: NullableString,
-  created_at: Timestamp,
-});
+export const Quote = /* @__PURE__ */ (() =>
+  z.looseObject({
+    id: z.string(),
+    user_id: z.string(),
+    source_amount: z.string(),
+    source_currency: openEnum(['BRL', 'USDT']),
+    target_amount: z.string(),
+    target_currency: openEnum(['BRL', 'USDT']),
+    exchange_rate: z.string(),
+    spread_bps: z.number(),
+    withdrawal_fee_usdt: z.string(),
+    net_target_amount: z.string(),
+    destination_wallet_address: NullableString,
+    destination_wallet_network: z.nullable(openEnum(NETWORKS)),
+    pix_key: NullableString,
+    pix_key_type: z.nullable(openEnum(PIX_KEY_TYPES)),
+    deposit_network: z.nullable(openEnum(NETWORKS)),
+    pix_holder_name: NullableString,
+    pix_holder_document_masked: NullableString,
+    pix_key_verified_at: OptionalTimestamp,
+    status: openEnum(QUOTE_STATUSES),
+    expires_at: Timestamp,
+    consumed_at: OptionalTimestamp,
+    consumed_by_conversion_id: NullableString,
+    created_at: Timestamp,
+  }))();
 /** A priced offer to convert between BRL and USDT. */
 export type Quote = z.infer<typeof Quote>;
 
@@ -55,50 +56,55 @@ function oneAmount(body: { source_amount?: string | undefined; target_amount?: s
 const ONE_AMOUNT = { message: 'Give exactly one of source_amount and target_amount', path: ['source_amount'] };
 
 /** Body of an onramp quote: BRL paid by Pix becomes USDT delivered to a wallet. */
-export const OnrampQuoteBody = z
-  .strictObject({
-    user_id: Uuid,
-    source_currency: z.literal('BRL'),
-    target_currency: z.literal('USDT'),
-    source_amount: z.optional(Decimal),
-    target_amount: z.optional(Decimal),
-    destination_wallet_address: z.string().check(z.regex(/^0x[0-9a-fA-F]{40}$/, 'Expected a Polygon address (0x and 40 hex digits)')),
-    destination_wallet_network: z.enum(NETWORKS),
-  })
-  .check(z.refine(oneAmount, ONE_AMOUNT));
+export const OnrampQuoteBody = /* @__PURE__ */ (() =>
+  z
+    .strictObject({
+      user_id: Uuid,
+      source_currency: z.literal('BRL'),
+      target_currency: z.literal('USDT'),
+      source_amount: z.optional(Decimal),
+      target_amount: z.optional(Decimal),
+      destination_wallet_address: z.string().check(z.regex(/^0x[0-9a-fA-F]{40}$/, 'Expected a Polygon address (0x and 40 hex digits)')),
+      destination_wallet_network: z.enum(NETWORKS),
+    })
+    .check(z.refine(oneAmount, ONE_AMOUNT)))();
 /** Body of an onramp quote. */
 export type OnrampQuoteBody = z.infer<typeof OnrampQuoteBody>;
 
 /** Body of an offramp quote: USDT deposited on chain becomes BRL paid out by Pix. */
-export const OfframpQuoteBody = z
-  .strictObject({
-    user_id: Uuid,
-    source_currency: z.literal('USDT'),
-    target_currency: z.literal('BRL'),
-    source_amount: z.optional(Decimal),
-    target_amount: z.optional(Decimal),
-    pix_key: z.string().check(z.minLength(1), z.maxLength(140)),
-    pix_key_type: z.enum(PIX_KEY_TYPES),
-    deposit_network: z.enum(NETWORKS),
-  })
-  .check(z.refine(oneAmount, ONE_AMOUNT));
+export const OfframpQuoteBody = /* @__PURE__ */ (() =>
+  z
+    .strictObject({
+      user_id: Uuid,
+      source_currency: z.literal('USDT'),
+      target_currency: z.literal('BRL'),
+      source_amount: z.optional(Decimal),
+      target_amount: z.optional(Decimal),
+      pix_key: z.string().check(z.minLength(1), z.maxLength(140)),
+      pix_key_type: z.enum(PIX_KEY_TYPES),
+      deposit_network: z.enum(NETWORKS),
+    })
+    .check(z.refine(oneAmount, ONE_AMOUNT)))();
 /** Body of an offramp quote. */
 export type OfframpQuoteBody = z.infer<typeof OfframpQuoteBody>;
 
 /** Body of `POST /v1/quotes`: one of the two directions, told apart by `source_currency`. */
-export const CreateQuoteBody = z.discriminatedUnion('source_currency', [OnrampQuoteBody, OfframpQuoteBody]);
+export const CreateQuoteBody = /* @__PURE__ */ (() =>
+  z.discriminatedUnion('source_currency', [OnrampQuoteBody, OfframpQuoteBody]))();
 /** Body of `POST /v1/quotes`. */
 export type CreateQuoteBody = z.infer<typeof CreateQuoteBody>;
 
 /** Query of `GET /v1/quotes`. */
-export const ListQuotesParams = z.extend(ListParams, {
-  user_id: z.optional(Uuid),
-  status: z.optional(z.enum(QUOTE_STATUSES)),
-});
+export const ListQuotesParams = /* @__PURE__ */ (() =>
+  z.extend(ListParams, {
+    user_id: z.optional(Uuid),
+    status: z.optional(z.enum(QUOTE_STATUSES)),
+  }))();
 /** Query of `GET /v1/quotes`. */
 export type ListQuotesParams = z.infer<typeof ListQuotesParams>;
 
 /** Body of `POST /v1/quotes/{id}/accept`: nothing is required; the body is reserved. */
-export const AcceptQuoteBody = z.strictObject({});
+export const AcceptQuoteBody = /* @__PURE__ */ (() =>
+  z.strictObject({}))();
 /** Body of `POST /v1/quotes/{id}/accept`. */
 export type AcceptQuoteBody = z.infer<typeof AcceptQuoteBody>;
