@@ -12,13 +12,13 @@ const client = new PixUsdt({ apiKey: sandbox.apiKey, fetch: sandbox.fetch });
 const start = sandbox.clock.now().getTime();
 
 function line(what: string, detail = ''): void {
-  const elapsed = Math.round((sandbox.clock.now().getTime() - start) / 1000);
-  const stamp = `+${String(Math.floor(elapsed / 60)).padStart(3, '0')}m${String(elapsed % 60).padStart(2, '0')}s`;
+  const minutes = Math.round((sandbox.clock.now().getTime() - start) / 60_000);
+  const stamp = `day ${Math.floor(minutes / 1440)} ${String(Math.floor((minutes % 1440) / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
   console.log(`${stamp}  ${what.padEnd(34)} ${detail}`);
 }
 
 function conversionLine(label: string, c: Conversion): void {
-  const standby = c.standby_reason ? ` (${c.standby_reason})` : '';
+  const standby = c.status === 'standby' ? ` (${c.standby_reason})` : '';
   line(label, `${c.status}${standby}  expected ${c.expected_source_amount} ${c.source_currency}, received ${c.received_amount}`);
 }
 
@@ -27,7 +27,7 @@ const endpoint = await client.webhookEndpoints.create({ url: RECEIVER_URL, event
 let verified = 0;
 sandbox.webhooks.listen(RECEIVER_URL, async (request) => {
   try {
-    const event = await constructEvent(request, request.headers, endpoint.secret, { now: sandbox.clock.now() });
+    const event = await constructEvent(request, endpoint.secret, { now: sandbox.clock.now() });
     verified += 1;
     const object = event.data.object as { status?: string; kyc_status?: string };
     line(`  webhook ✓ ${event.type}`, `signature verified, object now ${object.status ?? object.kyc_status ?? ''}`);

@@ -12,6 +12,18 @@ async function example(file: string): Promise<string> {
 }
 
 describe('examples', () => {
+  it('the demo (npm start): every event is delivered, signed and verified by the receiver', async () => {
+    const out = await example('examples/demo.ts');
+    const summary = /(\d+) events recorded, (\d+) deliveries verified/.exec(out);
+    expect(summary).not.toBeNull();
+    expect(Number(summary![1])).toBeGreaterThanOrEqual(9);
+    expect(summary![2]).toBe(summary![1]);
+    expect(out).not.toContain('webhook ✗');
+    for (const step of ['KYC reviewed', 'Pix paid and settled', 'standby (under_funded)', 'liquidated at the new price', 'Pix payout settled']) {
+      expect(out).toContain(step);
+    }
+  });
+
   it('onramp: the conversion completes and the wallet is credited', async () => {
     const out = await example('examples/onramp.ts');
     expect(out).toMatch(/conversion completed; wallet [1-9]\d*\.\d+ USDT/);
