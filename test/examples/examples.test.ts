@@ -43,4 +43,12 @@ describe('examples', () => {
     expect(out).toMatch(/: abandoned/);
     expect(out).toContain('liquidate refused: invalid_transaction_state');
   });
+
+  it('webhook receiver: real HTTP deliveries verify, a forged one is refused', async () => {
+    const out = await example('examples/webhook-receiver.ts');
+    expect(out).toMatch(/received user\.kyc_pending [0-9a-f-]{36}: verified/);
+    expect(out).toMatch(/received user\.kyc_approved [0-9a-f-]{36}: verified/);
+    expect(out).toContain('forged delivery answered 400');
+    expect(out).toMatch(/deliveries: (user\.kyc_\w+=succeeded(, )?){2}$/m);
+  });
 });
