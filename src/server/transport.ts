@@ -1,0 +1,103 @@
+/**
+ * Webhook deliveries over the network: one real HTTPS POST per attempt (`node:https`), with a
+ * time limit. The sandbox signs the body and records the outcome; this only carries it.
+ * @module
+ */
+import http from 'node:http';
+import https from 'node:https';
+import { isLoopback } from './args.js';
+
+/** One delivery attempt: the signed request the sandbox wants sent. */
+export interface WebhookRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** What the receiver answered. */
+export interface WebhookReply {
+  status: number;
+  body?: string;
+}
+
+/** The sandbox's webhook transport signature: a rejected promise is a transport error. */
+export type HttpWebhookTransport = (request: WebhookRequest) => Promise<WebhookReply>;
+
+/** Options of {@link createHttpsTransport}. */
+export interface HttpsTransportOptions {
+  /** Accept self-signed or otherwise unverifiable receiver certificates (local receivers). Default false. */
+  insecure?: boolean;
+  /** Time limit of one attempt, connection to last byte, in ms (default 10,000). */
+  timeoutMs?: number;
+  /** At most this many bytes of the receiver's answer are kept (default 4,096). */
+  maxResponseBytes?: number;
+}
+
+const USER_AGENT = 'pix-usdt-sandbox (webhooks)';
+
+/**
+ * A transport that POSTs to `https:` URLs, and to `http:` URLs of loopback hosts only (a
+ * receiver on the same machine). Redirects are not followed: a 3xx is the receiver's answer.
+ */
+export function createHttpsTransport(options: HttpsTransportOptions = {}): HttpWebhookTransport {
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const maxBytes = options.maxResponseBytes ?? 4096;
+  return (request) =>
+    new Promise<WebhookReply>((resolve, reject) => {
+      let url: URL;
+      try {
+        url = new URL(request.url);
+      } catch {
+        reject(new Error('Invalid webhook URL.'));
+        return;
+      }
+      const secure = url.protocol === 'https:';
+      if (!secure && !(url.protocol === 'http:' && isLoopback(url.hostname))) {
+        reject(new Error(`Refused ${url.protocol} webhook URL: https only (plain http for loopback receivers).`));
+        return;
+      }
+      const body = Buffer.from(request.body, 'utf8');
+      const headers = {
+        'user-agent': USER_AGENT,
+        'content-type': 'application/json',
+        ...request.headers,
+        'content-length': String(body.length),
+      };
+      const settle = { done: false };
+      let req: http.ClientRequest | undefined;
+      const fail = (error: Error): void => {
+        if (settle.done) return;
+        settle.done = true;
+        clearTimeout(timer);
+        req?.destroy();
+        reject(error);
+      };
+      const onResponse = (res: http.IncomingMessage): void => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          if (size < maxBytes) chunks.push(chunk.subarray(0, maxBytes - size));
+          size += chunk.length;
+        });
+        res.once('end', () => {
+          if (settle.done) return;
+          settle.done = true;
+          clearTimeout(timer);
+          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') });
+        });
+        res.once('error', (error) => fail(error));
+      };
+      // One deadline for the whole attempt (a socket timeout alone restarts on every byte).
+      const timer = setTimeout(() => fail(new Error(`Webhook attempt timed out after ${timeoutMs} ms.`)), timeoutMs);
+      const tls = secure ? { rejectUnauthorized: options.insecure !== true } : {};
+      try {
+        req = (secure ? https.request : http.request)(url, { method: 'POST', headers, ...tls }, onResponse);
+      } catch (error) {
+        // e.g. a header value Node refuses
+        fail(new Error(`Webhook attempt failed: ${(error as NodeJS.ErrnoException).code ?? 'invalid request'}`));
+        return;
+      }
+      req.once('error', (error: NodeJS.ErrnoException) => fail(new Error(`Webhook attempt failed: ${error.code ?? error.message}`)));
+      req.end(body);
+    });
+}

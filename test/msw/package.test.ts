@@ -1,0 +1,59 @@
+/**
+ * The published face: `pix-usdt/sandbox/msw` resolved through the package's `exports` (from
+ * dist/, so `npx tsup` first; npm test builds), in ESM and in CommonJS, in a plain Node process.
+ */
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+const ESM = `
+import { setupServer } from 'msw/node';
+import { createSandbox } from 'pix-usdt/sandbox';
+import { createSandboxHandlers } from 'pix-usdt/sandbox/msw';
+const sandbox = createSandbox();
+const server = setupServer(...createSandboxHandlers(sandbox));
+server.listen({ onUnhandledRequest: 'error' });
+const res = await fetch('https://sandbox.pix-usdt.com/v1/users', { headers: { authorization: 'Bearer ' + sandbox.apiKey } });
+console.log(JSON.stringify({ status: res.status, body: await res.json() }));
+server.close();
+`;
+
+const CJS = `
+const { setupServer } = require('msw/node');
+const { createSandbox } = require('pix-usdt/sandbox');
+const { createSandboxHandlers } = require('pix-usdt/sandbox/msw');
+const sandbox = createSandbox();
+const server = setupServer(...createSandboxHandlers(sandbox, { baseUrl: 'https://api.test' }));
+server.listen({ onUnhandledRequest: 'error' });
+fetch('https://api.test/v1/users', { headers: { authorization: 'Bearer ' + sandbox.apiKey } })
+  .then(async (res) => console.log(JSON.stringify({ status: res.status, body: await res.json() })))
+  .finally(() => server.close());
+`;
+
+function node(args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, ['--no-warnings', ...args], { cwd: root, timeout: 20_000 }, (error, stdout, stderr) =>
+      error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout),
+    );
+  });
+}
+
+describe('pix-usdt/sandbox/msw from dist', () => {
+  it.each([
+    ['ESM', ['--input-type=module', '-e', ESM]],
+    ['CommonJS', ['--input-type=commonjs', '-e', CJS]],
+  ])('%s: resolves through exports and answers from the sandbox', async (_name, args) => {
+    const out = JSON.parse(await node(args)) as { status: number; body: unknown };
+    expect(out).toEqual({ status: 200, body: { data: [], next_cursor: null } });
+  });
+
+  it('the entry imports msw and nothing else (no copy of the engine)', () => {
+    const text = readFileSync(new URL('dist/sandbox-msw.js', `file://${root}`), 'utf8');
+    const imports = [...text.matchAll(/^import .* from ['"]([^'"]+)['"];?$/gm)].map((m) => m[1]);
+    expect(imports).toEqual(['msw']);
+    expect(text).not.toContain('sk_test_'); // the engine issues keys; this entry must not carry it
+  });
+});

@@ -1,0 +1,88 @@
+/**
+ * Command-line parsing, without a process: every usage error and the normalized options.
+ */
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_HOST, DEFAULT_PORT, UsageError, isLoopback, parseCommand } from '../../src/server/args.js';
+
+function usageError(args: string[]): string {
+  try {
+    parseCommand(args);
+  } catch (error) {
+    expect(error).toBeInstanceOf(UsageError);
+    return (error as Error).message;
+  }
+  throw new Error(`${JSON.stringify(args)} was accepted`);
+}
+
+describe('parseCommand', () => {
+  it('serve with no flag: the defaults', () => {
+    expect(parseCommand(['serve'])).toEqual({
+      kind: 'serve',
+      options: { port: DEFAULT_PORT, host: DEFAULT_HOST, https: false, cert: undefined, key: undefined, seed: undefined, environment: 'sandbox', insecureWebhooks: false },
+    });
+  });
+
+  it('every flag', () => {
+    const command = parseCommand(['serve', '--port', '0', '--host', '0.0.0.0', '--https', '--cert', 'c.pem', '--key', 'k.pem', '--seed=-12', '--environment', 'production', '--insecure-webhooks']);
+    expect(command).toEqual({
+      kind: 'serve',
+      options: { port: 0, host: '0.0.0.0', https: true, cert: 'c.pem', key: 'k.pem', seed: -12, environment: 'production', insecureWebhooks: true },
+    });
+  });
+
+  it('--port=N and bracketed IPv6 hosts', () => {
+    const command = parseCommand(['serve', '--port=8080', '--host=[::1]']);
+    expect(command.kind === 'serve' && command.options).toMatchObject({ port: 8080, host: '::1' });
+  });
+
+  it.each([[['--help']], [['-h']], [['serve', '--help']], [[]]])('%j is help', (args) => {
+    expect(parseCommand(args).kind).toBe('help');
+  });
+
+  it.each([
+    [['serve', '--prot', '4010'], /Unknown option '--prot'.*--help/],
+    [['serve', '--port'], /--port/],
+    [['serve', '--port', 'abc'], /--port must be an integer from 0 to 65535, got "abc"/],
+    [['serve', '--port', '70000'], /--port must be an integer/],
+    [['serve', '--port', '-1'], /--port/],
+    [['serve', '--seed', '1.5'], /--seed must be an integer/],
+    [['serve', '--seed', 'x'], /--seed must be an integer/],
+    [['serve', '--environment', 'staging'], /--environment must be sandbox or production/],
+    [['serve', '--cert', 'a.pem', '--https'], /--cert and --key go together/],
+    [['serve', '--key', 'a.pem', '--https'], /--cert and --key go together/],
+    [['serve', '--cert', 'a.pem', '--key', 'b.pem'], /need --https/],
+    [['serve', '--host', 'bad host!'], /--host must be/],
+    [['serve', '--host', ''], /--host must be/],
+    [['serve', 'extra'], /Unknown command/],
+    [['start'], /Unknown command/],
+    [['start', '--help'], /Unknown command/],
+  ])('%j is a usage error', (args, message) => {
+    expect(usageError(args)).toMatch(message);
+  });
+
+  it.each(['0.0.0.0', '::', '192.168.1.10', '10.0.0.1', 'example.com', '128.0.0.1'])('plain HTTP on %s needs --https', (host) => {
+    expect(usageError(['serve', '--host', host])).toMatch(/loopback hosts only.*--https/);
+    expect(parseCommand(['serve', '--host', host, '--https']).kind).toBe('serve');
+  });
+
+  it.each(['127.0.0.1', '127.1.2.3', 'localhost', '::1', '[::1]'])('plain HTTP on the loopback host %s is allowed', (host) => {
+    expect(parseCommand(['serve', '--host', host]).kind).toBe('serve');
+  });
+});
+
+describe('isLoopback', () => {
+  it.each([
+    ['127.0.0.1', true],
+    ['127.255.255.254', true],
+    ['localhost', true],
+    ['LOCALHOST', true],
+    ['::1', true],
+    ['[::1]', true],
+    ['127.example.com', false],
+    ['0.0.0.0', false],
+    ['::', false],
+    ['localhost.evil.com', false],
+  ])('%s -> %s', (host, expected) => {
+    expect(isLoopback(host)).toBe(expected);
+  });
+});
