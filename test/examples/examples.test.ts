@@ -51,4 +51,14 @@ describe('examples', () => {
     expect(out).toContain('forged delivery answered 400');
     expect(out).toMatch(/deliveries: (user\.kyc_\w+=succeeded(, )?){2}$/m);
   });
+
+  it('the sandbox server used from curl (the built binary)', async () => {
+    const { stdout } = await run('bash', ['examples/sandbox-server-curl.sh'], { cwd: root, timeout: 60_000 });
+    expect(stdout).toMatch(/sandbox listening at http:\/\/127\.0\.0\.1:\d+/);
+    expect(stdout.match(/HTTP\/1\.1 201 Created/g)).toHaveLength(2);
+    expect(stdout).toContain('idempotent-replayed: true');
+    expect(stdout).toMatch(/user [0-9a-f-]{36} kyc=pending document=\*\*\*\.982\.247-\*\*/);
+    expect(stdout).toMatch(/"code":"validation_error".*"request_id":"req_/);
+    expect(stdout).toMatch(/"code":"invalid_api_key_format"/);
+  });
 });
