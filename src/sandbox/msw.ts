@@ -21,7 +21,8 @@
  * ```
  * @module
  */
-import { type HttpHandler, http } from 'msw';
+import { type HttpHandler, HttpResponse, http } from 'msw';
+import { isNetworkFault } from './faults/marker.js';
 import type { Sandbox } from './index.js';
 
 /** The sandbox API's public base URL, the client's default for `sk_test_` keys. */
@@ -68,5 +69,11 @@ export function createSandboxHandlers(sandbox: Pick<Sandbox, 'handle'>, options:
   const raw = options.baseUrl ?? DEFAULT_BASE_URL;
   const bases = typeof raw === 'string' ? [raw] : [...raw];
   if (bases.length === 0) throw new TypeError('baseUrl: give at least one base URL.');
-  return [...new Set(bases.map(normalize))].map((base) => http.all(`${base}/v1/*`, ({ request }) => sandbox.handle(request)));
+  return [...new Set(bases.map(normalize))].map((base) =>
+    http.all(`${base}/v1/*`, async ({ request }) => {
+      const response = await sandbox.handle(request);
+      // An injected network fault: the caller's fetch rejects, as on a real connection failure.
+      return isNetworkFault(response) ? HttpResponse.error() : response;
+    }),
+  );
 }

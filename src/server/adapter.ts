@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isNetworkFault } from '../sandbox/faults/marker.js';
 
 /** One line of the request log. Never holds a key, a header or a query string. */
 export interface RequestLogEntry {
@@ -152,7 +153,9 @@ export function createListener(handler: Handler, options: ListenerOptions): (req
     };
     void answer()
       .then(async (response) => {
-        await writeResponse(res, response, method === 'HEAD', options.closing?.() === true);
+        // An injected network fault: drop the connection, so the client sees a network error.
+        if (isNetworkFault(response)) res.socket?.destroy();
+        else await writeResponse(res, response, method === 'HEAD', options.closing?.() === true);
         options.log({
           method,
           path: logPath(req.url),

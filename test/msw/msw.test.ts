@@ -45,6 +45,23 @@ describe('createSandboxHandlers', () => {
     expect(isNotFoundError(error)).toBe(true);
   });
 
+  it('an injected network fault reaches the caller as a network error; the retry replays the commit', async () => {
+    const sandbox = createSandbox();
+    server.use(...createSandboxHandlers(sandbox));
+    sandbox.faults.add({ match: 'POST /v1/users', nth: 1, fault: { type: 'commit_then_lose' } });
+    const plain = await fetch(`${SANDBOX_BASE_URL}/v1/users`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${sandbox.apiKey}`, 'content-type': 'application/json', 'idempotency-key': 'lost-1' },
+      body: JSON.stringify(USER),
+    }).catch((e: unknown) => e);
+    expect(plain).toBeInstanceOf(TypeError);
+    // The effect happened: the same key now replays the stored answer.
+    const client = new PixUsdt({ apiKey: sandbox.apiKey });
+    const user = await client.users.create(USER, { idempotencyKey: 'lost-1' });
+    expect(user.external_id).toBe(USER.external_id);
+    expect((await client.users.list()).data).toHaveLength(1);
+  });
+
   it('axios (node:http underneath) gets the sandbox answers, errors in the envelope', async () => {
     const sandbox = createSandbox();
     server.use(...createSandboxHandlers(sandbox));

@@ -50,10 +50,18 @@ describe('pix-usdt/sandbox/msw from dist', () => {
     expect(out).toEqual({ status: 200, body: { data: [], next_cursor: null } });
   });
 
-  it('the entry imports msw and nothing else (no copy of the engine)', () => {
-    const text = readFileSync(new URL('dist/sandbox-msw.js', `file://${root}`), 'utf8');
-    const imports = [...text.matchAll(/^import .* from ['"]([^'"]+)['"];?$/gm)].map((m) => m[1]);
-    expect(imports).toEqual(['msw']);
-    expect(text).not.toContain('sk_test_'); // the engine issues keys; this entry must not carry it
+  it('the entry imports msw and the network-fault marker only (no copy of the engine)', () => {
+    const read = (file: string) => readFileSync(new URL(`dist/${file}`, `file://${root}`), 'utf8');
+    const importsOf = (text: string) => [...text.matchAll(/^import .* from ['"]([^'"]+)['"];?$/gm)].map((m) => m[1]!);
+    const text = read('sandbox-msw.js');
+    const chunks = importsOf(text).filter((spec) => spec.startsWith('./'));
+    expect(importsOf(text).filter((spec) => !spec.startsWith('./'))).toEqual(['msw']);
+    for (const chunk of chunks) {
+      const code = read(chunk.slice(2));
+      expect(importsOf(code)).toEqual([]); // a leaf: nothing of the engine behind it
+      expect(code).toContain('x-pix-usdt-sandbox-fault');
+      expect(code.length).toBeLessThan(2_000);
+    }
+    for (const code of [text, ...chunks.map((c) => read(c.slice(2)))]) expect(code).not.toContain('sk_test_'); // the engine issues keys
   });
 });

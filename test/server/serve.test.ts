@@ -233,3 +233,19 @@ describe('graceful shutdown', () => {
     await expect(fetch(`${ready.url}/v1/users`, { headers: headers(ready) })).rejects.toThrow();
   });
 });
+
+describe('injected network faults over HTTP', () => {
+  it('drop the connection: the caller sees a network error, and the server lives on', async () => {
+    const { ready } = await serve();
+    const plan = await fetch(`${ready.url}/v1/test_helpers/faults`, {
+      method: 'POST',
+      headers: headers(ready, { 'content-type': 'application/json' }),
+      body: JSON.stringify({ match: 'POST /v1/users', nth: 1, fault: { type: 'network' } }),
+    });
+    expect(plan.status).toBe(201);
+    const lost = await createUser(ready, 1).catch((e: unknown) => e);
+    expect(lost).toBeInstanceOf(TypeError);
+    // Nothing ran on a network fault: the same call now creates the user.
+    expect((await createUser(ready, 1)).status).toBe(201);
+  });
+});

@@ -17,12 +17,12 @@
  * @module
  */
 import type { Engine } from '../engine.js';
+import { NETWORK_FAULT_HEADER } from './marker.js';
 import { ERROR_STATUS } from '../errors.js';
 import type { Answer, Call, Middleware } from '../pipeline.js';
 import { type ActivePlan, type FaultAction, type FaultPlan, type FaultPlanInput, compilePlan, countCall, planMatches, planView } from './plans.js';
 
-/** Header of the internal answer that stands for a network failure (never reaches a client through `sandbox.fetch`). */
-export const NETWORK_FAULT_HEADER = 'x-pix-usdt-sandbox-fault';
+export { NETWORK_FAULT_HEADER, isNetworkFault } from './marker.js';
 /** Header naming the plan behind an injected error answer. */
 export const FAULT_PLAN_HEADER = 'x-pix-usdt-sandbox-fault-plan';
 
@@ -156,11 +156,6 @@ export class FaultInjector implements SandboxFaults {
     if (action?.type === 'latency') await sleep(action.ms);
     return next();
   };
-}
-
-/** True when a response of `sandbox.handle` stands for a network failure (servers should drop the connection). */
-export function isNetworkFault(response: Response): boolean {
-  return response.headers.get(NETWORK_FAULT_HEADER) !== null;
 }
 
 /** Turns the network-fault marker into what `fetch` does on a network failure: a rejected promise with a TypeError. */
