@@ -1,0 +1,210 @@
+// `npm run bench`: runs every bench module's `run()` in turn (client, cold start, webhooks,
+// sandbox, scale), then writes each figure beside its target and a verdict into
+// docs/performance.md, between the markers below (and prints the same Markdown block).
+// A missing or failing module is reported and the others still run.
+//
+//   npm run build && node --expose-gc --import tsx bench/run.ts [--only client,scale] [--no-write]
+// (--expose-gc makes the memory figures precise; cold start imports the built package.)
+import { readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+
+const START = '<!-- bench:start -->';
+const END = '<!-- bench:end -->';
+const DOC = new URL('../docs/performance.md', import.meta.url);
+
+/** One line of the results table. */
+interface Row {
+  area: string;
+  figure: string;
+  measured: string;
+  target: string;
+  verdict: 'pass' | 'MISS' | 'info' | 'n/a';
+}
+
+interface Fig {
+  name: string;
+  opsPerSecond: number;
+  microsPerOp?: number;
+  microsecondsPerOp?: number;
+}
+
+const fmt = (n: number, digits = 1): string => n.toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const us = (f: Fig): number => f.microsPerOp ?? f.microsecondsPerOp ?? 1e6 / f.opsPerSecond;
+const verdict = (ok: boolean): Row['verdict'] => (ok ? 'pass' : 'MISS');
+
+type Reader = (result: unknown) => Row[];
+
+const READERS: Record<string, Reader> = {
+  client(result) {
+    const { get, post } = result as { get: Fig[]; post: Fig[] };
+    return (
+      [
+        ['GET', get],
+        ['POST', post],
+      ] as const
+    ).map(([method, [bare, ours]]) => {
+      const ratio = us(ours as Fig) / us(bare as Fig);
+      return {
+        area: 'Client overhead',
+        figure: `${method}: PixUsdt / bare fetch (${fmt(us(ours as Fig))} us vs ${fmt(us(bare as Fig))} us)`,
+        measured: `x${fmt(ratio, 2)}`,
+        target: '<= x2.00',
+        verdict: verdict(ratio <= 2),
+      };
+    });
+  },
+  'cold-start'(result) {
+    const figures = result as Array<{ name: string; ms: number; overBareMs: number }>;
+    return figures
+      .filter((f) => f.name !== 'bare node')
+      .map((f) => ({
+        area: 'Cold start',
+        figure: `${f.name}: import + construct, over a bare Node start`,
+        measured: `${fmt(f.overBareMs)} ms`,
+        target: f.name === 'pix-usdt' ? '< 20 ms' : '(comparison)',
+        verdict: f.name === 'pix-usdt' ? verdict(f.overBareMs < 20) : 'info',
+      }));
+  },
+  webhooks(result) {
+    const { ratios, results, payloadBytes } = result as {
+      payloadBytes: number;
+      results: Fig[];
+      ratios: { nodeVsStripeSync: number; webcryptoVsStripeSubtle: number; webcryptoVsBareSign: number };
+    };
+    const rows: Row[] = [
+      {
+        area: 'Webhooks',
+        figure: `constructEvent (node:crypto) / Stripe constructEvent, ${payloadBytes} B payload`,
+        measured: `x${fmt(ratios.nodeVsStripeSync, 2)} throughput`,
+        target: '>= x1.00',
+        verdict: verdict(ratios.nodeVsStripeSync >= 1),
+      },
+      {
+        area: 'Webhooks',
+        figure: 'constructEvent (WebCrypto) / Stripe constructEventAsync (SubtleCrypto)',
+        measured: `x${fmt(ratios.webcryptoVsStripeSubtle, 2)} throughput`,
+        target: '>= x2.00 ("far faster")',
+        verdict: verdict(ratios.webcryptoVsStripeSubtle >= 2),
+      },
+      {
+        area: 'Webhooks',
+        figure: 'constructEvent (WebCrypto) / a bare subtle.sign',
+        measured: `x${fmt(ratios.webcryptoVsBareSign, 2)} throughput`,
+        target: '(ceiling: x1.00)',
+        verdict: 'info',
+      },
+    ];
+    for (const r of results) rows.push({ area: 'Webhooks', figure: r.name, measured: `${Math.round(r.opsPerSecond).toLocaleString('en')} /s`, target: '', verdict: 'info' });
+    return rows;
+  },
+  sandbox(result) {
+    const results = result as Fig[];
+    const rows: Row[] = results.map((r) => ({ area: 'Sandbox', figure: r.name, measured: `${Math.round(r.opsPerSecond).toLocaleString('en')} /s`, target: '', verdict: 'info' as const }));
+    const lifecycle = results.find((r) => /client/i.test(r.name) && /lifecycle/i.test(r.name));
+    if (lifecycle) {
+      rows.push({
+        area: 'Sandbox',
+        figure: 'offramp lifecycles a second through the client, in process',
+        measured: `${Math.round(lifecycle.opsPerSecond).toLocaleString('en')} /s`,
+        target: '>= 5,000 /s',
+        verdict: verdict(lifecycle.opsPerSecond >= 5000),
+      });
+    }
+    const loopback = results.find((r) => /loopback|http server/i.test(r.name) && /lifecycle/i.test(r.name));
+    rows.push(
+      lifecycle && loopback
+        ? {
+            area: 'Sandbox',
+            figure: 'in process / over the loopback HTTP server (same lifecycle)',
+            measured: `x${fmt(lifecycle.opsPerSecond / loopback.opsPerSecond, 2)}`,
+            target: '>= x5.00',
+            verdict: verdict(lifecycle.opsPerSecond / loopback.opsPerSecond >= 5),
+          }
+        : { area: 'Sandbox', figure: 'in process / over the loopback HTTP server', measured: 'not measured by bench/sandbox.ts', target: '>= x5.00', verdict: 'n/a' },
+    );
+    return rows;
+  },
+  scale(result) {
+    const r = result as { count: number; bytesPerConversion: number | null; lists: Array<{ filter: string; small: Fig; large: Fig; ratio: number }> };
+    const rows: Row[] = [
+      {
+        area: 'Scale',
+        figure: `memory per stored conversion (${r.count.toLocaleString('en')} in one tenant)`,
+        measured: r.bytesPerConversion === null ? 'n/a (run with --expose-gc)' : `${Math.round(r.bytesPerConversion)} B`,
+        target: '< 1,536 B',
+        verdict: r.bytesPerConversion === null ? 'n/a' : verdict(r.bytesPerConversion < 1536),
+      },
+    ];
+    for (const l of r.lists) {
+      rows.push({
+        area: 'Scale',
+        figure: `list ${l.filter}, first page of 50: at ${r.count.toLocaleString('en')} / at 1,000 (${fmt(us(l.large), 0)} us vs ${fmt(us(l.small), 0)} us)`,
+        measured: `x${fmt(l.ratio, 2)}`,
+        target: '<= x1.50',
+        verdict: verdict(l.ratio <= 1.5),
+      });
+    }
+    return rows;
+  },
+};
+
+const MODULES = ['client', 'cold-start', 'webhooks', 'sandbox', 'scale'] as const;
+
+function markdown(rows: Row[], notes: string[], seconds: number): string {
+  const cpus = availableParallelism();
+  const lines = [
+    `Run of ${new Date().toISOString().slice(0, 10)} on Node ${process.version}, ${cpus} cores, in ${Math.round(seconds)} s.`,
+    '',
+    '| Area | Figure | Measured | Target | Verdict |',
+    '|---|---|---|---|---|',
+    ...rows.map((r) => `| ${r.area} | ${r.figure.replaceAll('|', '\\|')} | ${r.measured} | ${r.target} | ${r.verdict} |`),
+  ];
+  if (notes.length > 0) lines.push('', ...notes.map((n) => `- ${n}`));
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const onlyAt = args.indexOf('--only');
+  const only = onlyAt >= 0 ? (args[onlyAt + 1] ?? '').split(',') : null;
+  const started = performance.now();
+  const rows: Row[] = [];
+  const notes: string[] = [];
+  for (const name of MODULES) {
+    if (only && !only.includes(name)) continue;
+    let mod: { run?: () => Promise<unknown> };
+    try {
+      mod = (await import(`./${name}.ts`)) as typeof mod;
+    } catch (error) {
+      const message = `bench/${name}.ts could not be loaded: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`;
+      console.log(`\n${message}`);
+      notes.push(message);
+      continue;
+    }
+    if (typeof mod.run !== 'function') {
+      notes.push(`bench/${name}.ts exports no run()`);
+      continue;
+    }
+    try {
+      rows.push(...(READERS[name] as Reader)(await mod.run()));
+    } catch (error) {
+      const message = `bench/${name}.ts failed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`;
+      console.log(`\n${message}`);
+      notes.push(message);
+    }
+  }
+  const block = markdown(rows, notes, (performance.now() - started) / 1000);
+  console.log(`\n${block}\n`);
+  if (args.includes('--no-write') || only) return;
+  const doc = readFileSync(DOC, 'utf8');
+  const from = doc.indexOf(START);
+  const to = doc.indexOf(END);
+  if (from < 0 || to < from) {
+    console.log(`docs/performance.md has no ${START} ... ${END} markers: not written.`);
+    return;
+  }
+  writeFileSync(DOC, `${doc.slice(0, from + START.length)}\n${block}\n${doc.slice(to)}`);
+  console.log('Figures written to docs/performance.md.');
+}
+
+await main();
