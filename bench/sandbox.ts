@@ -1,0 +1,153 @@
+/**
+ * Sandbox benchmark: requests per second of the engine alone (`sandbox.handle`), the same
+ * through the public client, and full offramp lifecycles per second (quote, accept, deposit
+ * with settle, retrieve) through the client. Also the memory per stored conversion.
+ *
+ *   node --import tsx bench/sandbox.ts
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { PixUsdt } from '../src/index.js';
+import { type Sandbox, createSandbox } from '../src/sandbox/index.js';
+import { createListener } from '../src/server/adapter.js';
+
+/** One measured figure. */
+export interface BenchResult {
+  name: string;
+  opsPerSecond: number;
+  microsecondsPerOp: number;
+  iterations: number;
+}
+
+function cpf(n: number): string {
+  const d = [...String(100_000_000 + n).slice(0, 9)].map(Number);
+  for (const len of [9, 10]) {
+    let sum = 0;
+    for (let i = 0; i < len; i++) sum += (d[i] as number) * (len + 1 - i);
+    d.push(((sum * 10) % 11) % 10);
+  }
+  return d.join('');
+}
+
+async function measure(name: string, iterations: number, op: (i: number) => Promise<unknown>): Promise<BenchResult> {
+  for (let i = 0; i < Math.min(500, iterations / 10); i++) await op(i); // warm-up
+  const start = performance.now();
+  for (let i = 0; i < iterations; i++) await op(i);
+  const ms = performance.now() - start;
+  return { name, iterations, opsPerSecond: Math.round((iterations / ms) * 1000), microsecondsPerOp: Math.round((ms / iterations) * 1000 * 10) / 10 };
+}
+
+async function setupUser(sandbox: Sandbox, client: PixUsdt): Promise<string> {
+  const user = await client.users.create({ external_id: 'bench', name: 'Bench', document_type: 'cpf', document_number: cpf(1) });
+  await client.testHelpers.users.kyc(user.id, { status: 'approved' });
+  return user.id;
+}
+
+function lifecycleSandbox(): Sandbox {
+  const big = { daily: '1000000000000', monthly: '1000000000000' };
+  return createSandbox({ now: '2026-01-01T00:00:00Z', seed: 'bench', quoteRateLimit: 0, limits: { platform: big, partner: big, user: big }, eventLogSize: 1000 });
+}
+
+/** Runs every benchmark and returns the figures. */
+export async function run(options: { iterations?: number } = {}): Promise<BenchResult[]> {
+  const n = options.iterations ?? 20_000;
+  const results: BenchResult[] = [];
+
+  const sandbox = lifecycleSandbox();
+  const client = new PixUsdt({ apiKey: sandbox.apiKey, fetch: sandbox.fetch, maxRetries: 0 });
+  const userId = await setupUser(sandbox, client);
+  const auth = { authorization: `Bearer ${sandbox.apiKey}` };
+  const url = `https://sandbox.pix-usdt.com/v1/users/${userId}`;
+
+  results.push(await measure('engine: GET /v1/users/{id} (sandbox.handle)', n, () => sandbox.handle(new Request(url, { headers: auth })).then((r) => r.text())));
+  results.push(await measure('client: users.retrieve over sandbox.fetch', n, () => client.users.retrieve(userId)));
+  const body = JSON.stringify({ user_id: userId, source_currency: 'USDT', target_currency: 'BRL', source_amount: '10.000000', pix_key: '52998224725', pix_key_type: 'cpf', deposit_network: 'polygon' });
+  results.push(
+    await measure('engine: POST /v1/quotes (sandbox.handle)', n, (i) =>
+      sandbox
+        .handle(new Request('https://sandbox.pix-usdt.com/v1/quotes', { method: 'POST', headers: { ...auth, 'idempotency-key': `q${i}`, 'content-type': 'application/json' }, body }))
+        .then((r) => r.text()),
+    ),
+  );
+
+  const lifecycle = (lifeClient: PixUsdt, lifeUser: string) => async (): Promise<void> => {
+    const quote = await lifeClient.quotes.create({
+      user_id: lifeUser,
+      source_currency: 'USDT',
+      target_currency: 'BRL',
+      source_amount: '10.000000',
+      pix_key: '52998224725',
+      pix_key_type: 'cpf',
+      deposit_network: 'polygon',
+    });
+    const conv = await lifeClient.quotes.accept(quote.id);
+    await lifeClient.testHelpers.conversions.simulateOfframpDeposit(conv.id, { settle: true });
+    const done = await lifeClient.conversions.retrieve(conv.id);
+    if (done.status !== 'completed') throw new Error(`lifecycle ended ${done.status}`);
+  };
+  const life = lifecycleSandbox();
+  const lifeClient = new PixUsdt({ apiKey: life.apiKey, fetch: life.fetch, maxRetries: 0 });
+  const lifeUser = await setupUser(life, lifeClient);
+  results.push(await measure('client: offramp lifecycle (quote, accept, deposit+settle, retrieve)', Math.max(1000, n / 4), lifecycle(lifeClient, lifeUser)));
+
+  // The same workload over the loopback HTTP server (the adapter of src/server).
+  const served = lifecycleSandbox();
+  let origin = '';
+  const server = http.createServer(createListener(served, { get origin() { return origin; }, log: () => undefined }));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  try {
+    const httpClient = new PixUsdt({ apiKey: served.apiKey, baseUrl: origin, maxRetries: 0 });
+    const httpUser = await setupUser(served, httpClient);
+    results.push(await measure('client: offramp lifecycle over the loopback HTTP server', Math.max(500, n / 20), lifecycle(httpClient, httpUser)));
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  const rawLife = lifecycleSandbox();
+  const rawAuth = { authorization: `Bearer ${rawLife.apiKey}` };
+  const call = async (method: string, path: string, i: number, body?: unknown): Promise<{ id: string; status: string }> => {
+    const init: RequestInit = { method, headers: method === 'GET' ? rawAuth : { ...rawAuth, 'idempotency-key': `${path}:${i}` } };
+    if (body !== undefined) init.body = JSON.stringify(body);
+    return (await rawLife.handle(new Request(`https://sandbox.pix-usdt.com${path}`, init))).json() as Promise<{ id: string; status: string }>;
+  };
+  const rawUser = await call('POST', '/v1/users', 0, { external_id: 'b', name: 'B', document_type: 'cpf', document_number: cpf(2) });
+  await call('POST', `/v1/test_helpers/users/${rawUser.id}/kyc`, 0, { status: 'approved' });
+  const quoteBody = { user_id: rawUser.id, source_currency: 'USDT', target_currency: 'BRL', source_amount: '10.000000', pix_key: '52998224725', pix_key_type: 'cpf', deposit_network: 'polygon' };
+  results.push(
+    await measure('engine: offramp lifecycle over raw Requests (sandbox.handle)', Math.max(1000, n / 4), async (i) => {
+      const quote = await call('POST', '/v1/quotes', i, quoteBody);
+      const conv = await call('POST', `/v1/quotes/${quote.id}/accept`, i, {});
+      await call('POST', `/v1/test_helpers/conversions/${conv.id}/simulate-offramp-deposit`, i, { settle: true });
+      const done = await call('GET', `/v1/conversions/${conv.id}`, i);
+      if (done.status !== 'completed') throw new Error(`lifecycle ended ${done.status}`);
+    }),
+  );
+  return results;
+}
+
+/** Heap bytes per stored conversion (with its quote), after `count` raw lifecycles. Needs --expose-gc for precision. */
+export async function memoryPerConversion(count = 20_000): Promise<number> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  const sb = lifecycleSandbox();
+  const client = new PixUsdt({ apiKey: sb.apiKey, fetch: sb.fetch, maxRetries: 0 });
+  const userId = await setupUser(sb, client);
+  const make = async (i: number): Promise<void> => {
+    const quote = await client.quotes.create({ user_id: userId, source_currency: 'USDT', target_currency: 'BRL', source_amount: '10.000000', pix_key: '52998224725', pix_key_type: 'cpf', deposit_network: 'polygon' }, { idempotencyKey: `m${i}` });
+    await client.quotes.accept(quote.id, {}, { idempotencyKey: `a${i}` });
+  };
+  await make(-1);
+  gc?.();
+  const before = process.memoryUsage().heapUsed;
+  for (let i = 0; i < count; i++) await make(i);
+  gc?.();
+  return Math.round((process.memoryUsage().heapUsed - before) / count);
+}
+
+const isMain = import.meta.url === `file://${process.argv[1]}`;
+if (isMain) {
+  const results = await run();
+  for (const r of results) console.log(`${r.name.padEnd(72)} ${String(r.opsPerSecond).padStart(8)} ops/s  ${r.microsecondsPerOp} us/op`);
+  console.log(`memory per stored conversion (quote, conversion, idempotency records, timers): ${await memoryPerConversion()} bytes`);
+}

@@ -1,0 +1,92 @@
+/**
+ * Daily and monthly BRL volume limits at platform, partner (tenant) and user level. A
+ * conversion reserves its BRL value at accept; liquidation adjusts the reservation; cancel,
+ * expiry, failure and abandonment release it. Usage is bucketed by the UTC day and month of
+ * the reservation, so a release returns the amount to the bucket it came from.
+ * @module
+ */
+import Big from 'big.js';
+import { ApiError } from './errors.js';
+
+/** A daily and a monthly ceiling in BRL (decimal strings). */
+export interface LimitPair {
+  daily: string;
+  monthly: string;
+}
+
+/** Limits at each level. The user level applies to KYC-approved users; others have 0. */
+export interface LimitSettings {
+  platform: LimitPair;
+  partner: LimitPair;
+  user: LimitPair;
+}
+
+/** Default limits (docs/sandbox.md). */
+export const DEFAULT_LIMITS: Readonly<LimitSettings> = Object.freeze({
+  platform: Object.freeze({ daily: '50000000.00', monthly: '1000000000.00' }),
+  partner: Object.freeze({ daily: '5000000.00', monthly: '50000000.00' }),
+  user: Object.freeze({ daily: '50000.00', monthly: '200000.00' }),
+});
+
+/** Usage counters: bucket key -> BRL amount (decimal string). */
+export type Usage = Map<string, string>;
+
+/** What a conversion holds against the limits. */
+export interface Reservation {
+  reservedBrl: string;
+  reservedAt: number;
+}
+
+function buckets(at: number): { day: string; month: string } {
+  const d = new Date(at);
+  return { day: `d${Math.floor(at / 86_400_000)}`, month: `m${d.getUTCFullYear() * 12 + d.getUTCMonth()}` };
+}
+
+/** Everything the limit checks need for one conversion. */
+export interface LimitScope {
+  settings: LimitSettings;
+  platform: Usage;
+  partner: Usage;
+  userId: string;
+  kycApproved: boolean;
+}
+
+function levels(scope: LimitScope, at: number): Array<{ usage: Usage; key: string; ceiling: string; label: string }> {
+  const { day, month } = buckets(at);
+  const user = scope.kycApproved ? scope.settings.user : { daily: '0', monthly: '0' };
+  return [
+    { usage: scope.platform, key: day, ceiling: scope.settings.platform.daily, label: 'platform daily' },
+    { usage: scope.platform, key: month, ceiling: scope.settings.platform.monthly, label: 'platform monthly' },
+    { usage: scope.partner, key: day, ceiling: scope.settings.partner.daily, label: 'partner daily' },
+    { usage: scope.partner, key: month, ceiling: scope.settings.partner.monthly, label: 'partner monthly' },
+    { usage: scope.partner, key: `u${scope.userId}${day}`, ceiling: user.daily, label: 'user daily' },
+    { usage: scope.partner, key: `u${scope.userId}${month}`, ceiling: user.monthly, label: 'user monthly' },
+  ];
+}
+
+/** Adds `delta` BRL at `at` after checking every level (when the delta is positive). */
+export function changeUsage(scope: LimitScope, at: number, delta: Big): void {
+  const rows = levels(scope, at);
+  if (delta.gt(0)) {
+    for (const row of rows) {
+      const used = new Big(row.usage.get(row.key) ?? '0');
+      if (used.plus(delta).gt(row.ceiling)) {
+        const why = row.label.startsWith('user') && !scope.kycApproved ? ': the user\'s KYC is not approved, so the user limit is 0' : '';
+        throw new ApiError('transaction_limit_exceeded', `The ${row.label} limit would be exceeded${why}.`, {
+          limit: row.label.replace(' ', '_'),
+        });
+      }
+    }
+  }
+  for (const row of rows) {
+    const next = new Big(row.usage.get(row.key) ?? '0').plus(delta);
+    if (next.lte(0)) row.usage.delete(row.key);
+    else row.usage.set(row.key, next.toFixed(2));
+  }
+}
+
+/** Moves a reservation to `amount` BRL (checking the increase); returns the new reservation. */
+export function reserve(scope: LimitScope, current: Reservation, amount: string): Reservation {
+  changeUsage(scope, current.reservedAt, new Big(amount).minus(current.reservedBrl));
+  return { reservedBrl: new Big(amount).toFixed(2), reservedAt: current.reservedAt };
+}

@@ -1,0 +1,110 @@
+/**
+ * Randomness and hashing: a seeded PRNG (sfc32) for deterministic ids and secrets, the
+ * platform's CSPRNG otherwise, and small non-cryptographic hashes for fingerprints,
+ * cursor checksums and derived identifiers. No module state: every sandbox owns its own.
+ * @module
+ */
+import { v4 } from 'uuid';
+
+/** 53-bit string hash (cyrb53), stable across runtimes. */
+export function hash53(text: string, seed = 0): number {
+  let h1 = 0xdeadbeef ^ seed;
+  let h2 = 0x41c6ce57 ^ seed;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ ch, 2654435761);
+    h2 = Math.imul(h2 ^ ch, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+}
+
+/** A 106-bit hash as 28 hex digits (two cyrb53 with different seeds). */
+export function hashHex(text: string): string {
+  return hash53(text, 1).toString(16).padStart(14, '0') + hash53(text, 2).toString(16).padStart(14, '0');
+}
+
+/** `length` hex digits derived from `text` (deterministic; for addresses and hashes). */
+export function derivedHex(text: string, length: number): string {
+  let out = '';
+  for (let i = 0; out.length < length; i++) out += hash53(text, 97 + i).toString(16).padStart(14, '0');
+  return out.slice(0, length);
+}
+
+/** The state of the seeded generator, kept in snapshots. */
+export type RandomState = [number, number, number, number] | null;
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** Ids and secrets for one sandbox. */
+export class Random {
+  #s: RandomState;
+
+  constructor(seed?: number | string) {
+    if (seed === undefined) {
+      this.#s = null;
+    } else {
+      const text = String(seed);
+      this.#s = [hash53(text, 11) >>> 0, hash53(text, 12) >>> 0, hash53(text, 13) >>> 0, hash53(text, 14) >>> 0];
+      for (let i = 0; i < 15; i++) this.#next();
+    }
+  }
+
+  get state(): RandomState {
+    return this.#s ? [...this.#s] : null;
+  }
+
+  set state(value: RandomState) {
+    this.#s = value ? [...value] : null;
+  }
+
+  #next(): number {
+    const s = this.#s as [number, number, number, number];
+    let [a, b, c, d] = s;
+    a >>>= 0;
+    b >>>= 0;
+    c >>>= 0;
+    d >>>= 0;
+    let t = (a + b) | 0;
+    a = b ^ (b >>> 9);
+    b = (c + (c << 3)) | 0;
+    c = (c << 21) | (c >>> 11);
+    d = (d + 1) | 0;
+    t = (t + d) | 0;
+    c = (c + t) | 0;
+    s[0] = a;
+    s[1] = b;
+    s[2] = c;
+    s[3] = d;
+    return t >>> 0;
+  }
+
+  /** `n` random bytes. */
+  bytes(n: number): Uint8Array {
+    const out = new Uint8Array(n);
+    if (this.#s === null) {
+      globalThis.crypto.getRandomValues(out);
+      return out;
+    }
+    for (let i = 0; i < n; i += 4) {
+      const r = this.#next();
+      for (let j = 0; j < 4 && i + j < n; j++) out[i + j] = (r >>> (j * 8)) & 0xff;
+    }
+    return out;
+  }
+
+  /** A UUID v4 (deterministic when seeded). */
+  uuid(): string {
+    return this.#s === null ? v4() : v4({ random: this.bytes(16) });
+  }
+
+  /** `length` base62 characters. */
+  base62(length: number): string {
+    const bytes = this.bytes(length);
+    let out = '';
+    // 62 * 4 = 248: rejection would be exact, but a slight bias is harmless for sandbox secrets.
+    for (let i = 0; i < length; i++) out += BASE62[(bytes[i] as number) % 62];
+    return out;
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * A small router over method and path (hono's interface): `add(method, path, handler)` and
+ * `match(method, path)`. Paths use `:name` segments. Matching walks a trie of segments, so
+ * its cost depends on the path length, not on the number of routes.
+ * @module
+ */
+
+/** What a match yields: the handler and the decoded path parameters. */
+export interface RouteMatch<H> {
+  handler: H;
+  params: Record<string, string>;
+}
+
+/** A router over method and path. */
+export interface Router<H> {
+  add(method: string, path: string, handler: H): void;
+  /** The handler for a method and path; `null` for an unknown path or a method not allowed there. */
+  match(method: string, path: string): RouteMatch<H> | null;
+}
+
+interface Node<H> {
+  fixed: Map<string, Node<H>>;
+  param: { name: string; node: Node<H> } | null;
+  handlers: Map<string, H>;
+}
+
+function node<H>(): Node<H> {
+  return { fixed: new Map(), param: null, handlers: new Map() };
+}
+
+/** A trie router. Static segments win over parameters. */
+export class TrieRouter<H> implements Router<H> {
+  readonly #root: Node<H> = node();
+
+  add(method: string, path: string, handler: H): void {
+    let current = this.#root;
+    for (const segment of path.split('/').filter(Boolean)) {
+      if (segment.startsWith(':')) {
+        const name = segment.slice(1);
+        if (current.param && current.param.name !== name) throw new Error(`conflicting parameter names at ${path}`);
+        current.param ??= { name, node: node() };
+        current = current.param.node;
+      } else {
+        let next = current.fixed.get(segment);
+        if (!next) current.fixed.set(segment, (next = node()));
+        current = next;
+      }
+    }
+    current.handlers.set(method.toUpperCase(), handler);
+  }
+
+  match(method: string, path: string): RouteMatch<H> | null {
+    const params: Record<string, string> = {};
+    let current: Node<H> = this.#root;
+    for (const raw of path.split('/')) {
+      if (raw === '') continue;
+      let segment = raw;
+      if (raw.includes('%')) {
+        try {
+          segment = decodeURIComponent(raw);
+        } catch {
+          return null;
+        }
+      }
+      const fixed = current.fixed.get(segment);
+      if (fixed) {
+        current = fixed;
+      } else if (current.param) {
+        params[current.param.name] = segment;
+        current = current.param.node;
+      } else {
+        return null;
+      }
+    }
+    const handler = current.handlers.get(method.toUpperCase());
+    return handler === undefined ? null : { handler, params };
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * A tiny raw-request helper for the engine tests: builds a web Request, sends it through
+ * `sandbox.fetch`, and returns the status, headers and parsed body.
+ */
+import type { Sandbox } from '../../src/sandbox/index.js';
+
+export interface RawAnswer {
+  status: number;
+  headers: Headers;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  body: any;
+}
+
+export interface RawOptions {
+  apiKey?: string | null;
+  idempotencyKey?: string | null;
+  headers?: Record<string, string>;
+  rawBody?: string;
+}
+
+let counter = 0;
+
+export async function raw(sandbox: Sandbox, method: string, path: string, body?: unknown, options: RawOptions = {}): Promise<RawAnswer> {
+  const headers: Record<string, string> = { ...options.headers };
+  const apiKey = options.apiKey === undefined ? sandbox.apiKey : options.apiKey;
+  if (apiKey !== null) headers['authorization'] = `Bearer ${apiKey}`;
+  if (method !== 'GET' && options.idempotencyKey !== null) headers['idempotency-key'] = options.idempotencyKey ?? `test-${++counter}-${Math.random()}`;
+  const init: RequestInit = { method, headers };
+  if (options.rawBody !== undefined) init.body = options.rawBody;
+  else if (body !== undefined) {
+    init.body = JSON.stringify(body);
+    headers['content-type'] = 'application/json';
+  }
+  const response = await sandbox.fetch(`https://api.sandbox.test${path}`, init);
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text === '' ? null : JSON.parse(text) };
+}
+
+/** Valid CPFs for fixtures (check digits computed). */
+export function cpf(n: number): string {
+  const base = String(100_000_000 + n * 7919).padStart(9, '0').slice(0, 9);
+  const d = [...base].map(Number);
+  const dv = (len: number): number => {
+    let sum = 0;
+    for (let i = 0; i < len; i++) sum += (d[i] as number) * (len + 1 - i);
+    return ((sum * 10) % 11) % 10;
+  };
+  d.push(dv(9));
+  d.push(dv(10));
+  return d.join('');
+}
+
+export const WALLET = '0x1111111111111111111111111111111111111111';
+
+/** Creates a user (KYC pending) and approves it; returns the user id. */
+export async function approvedUser(sandbox: Sandbox, n = 1, apiKey?: string): Promise<string> {
+  const o = apiKey === undefined ? {} : { apiKey };
+  const user = await raw(sandbox, 'POST', '/v1/users', { external_id: `ext-${n}`, name: `User ${n}`, document_type: 'cpf', document_number: cpf(n) }, o);
+  if (user.status !== 201) throw new Error(`user: ${JSON.stringify(user.body)}`);
+  const kyc = await raw(sandbox, 'POST', `/v1/test_helpers/users/${user.body.id}/kyc`, { status: 'approved' }, o);
+  if (kyc.status !== 200) throw new Error(`kyc: ${JSON.stringify(kyc.body)}`);
+  return user.body.id as string;
+}
+
+export function offrampBody(userId: string, amount = '100.000000'): Record<string, unknown> {
+  return { user_id: userId, source_currency: 'USDT', target_currency: 'BRL', source_amount: amount, pix_key: '52998224725', pix_key_type: 'cpf', deposit_network: 'polygon' };
+}
+
+export function onrampBody(userId: string, amount = '540.00'): Record<string, unknown> {
+  return { user_id: userId, source_currency: 'BRL', target_currency: 'USDT', source_amount: amount, destination_wallet_address: WALLET, destination_wallet_network: 'polygon' };
+}
