@@ -1,15 +1,17 @@
 import { defineConfig } from 'tsup';
 
-// One build for every entry point of DESIGN.md. The runtime packages ship both ESM and CJS and
-// stay external, so that partners deduplicate them.
+const entry = {
+  index: 'src/index.ts',
+  webhooks: 'src/webhooks/index.ts',
+  sandbox: 'src/sandbox/index.ts',
+  'sandbox-msw': 'src/sandbox/msw.ts',
+};
+
 export default defineConfig([
+  // Every entry point of DESIGN.md for bundlers and CommonJS: runtime packages stay external,
+  // so that a partner's bundler deduplicates them and tree-shakes them module by module.
   {
-    entry: {
-      index: 'src/index.ts',
-      webhooks: 'src/webhooks/index.ts',
-      sandbox: 'src/sandbox/index.ts',
-      'sandbox-msw': 'src/sandbox/msw.ts',
-    },
+    entry,
     format: ['esm', 'cjs'],
     dts: true,
     clean: true,
@@ -20,12 +22,25 @@ export default defineConfig([
     splitting: true,
     treeshake: true,
   },
+  // The client for Node (the `node` condition of `exports`): one file with its dependencies
+  // tree-shaken in, so that `import('pix-usdt')` does not load zod's whole module graph, which
+  // was most of the cold start (docs/decisions.md, "Packaging").
+  {
+    entry: { index: 'src/index.ts' },
+    outDir: 'dist/node',
+    format: ['esm'],
+    platform: 'node',
+    target: 'node20',
+    sourcemap: true,
+    noExternal: [/^zod/, 'uuid', 'eventemitter3'],
+  },
   {
     entry: { cli: 'src/server/cli.ts' },
     format: ['esm'],
     platform: 'node',
     target: 'node20',
     sourcemap: true,
+    noExternal: [/^zod/, 'uuid', 'eventemitter3', 'big.js'],
     banner: { js: '#!/usr/bin/env node' },
   },
 ]);

@@ -26,12 +26,18 @@ export type UserEventType = Extract<EventType, `user.${string}`>;
 
 /** A `conversion.*` event: `data.object` is the Conversion. */
 export type ConversionEvent = EventsOf<ConversionEventType, Conversion>;
-/** A `transaction.*` event: `data.object` is the Transaction. */
-export type TransactionEvent = EventsOf<TransactionEventType, Transaction>;
+/**
+ * `transaction.sending_pix`: a Pix payout was dispatched (an offramp funded, or a standby
+ * liquidated). `data.object` is the Conversion, since an offramp's payout has no Transaction
+ * record (docs/decisions.md, "Sandbox engine").
+ */
+export type PixPayoutEvent = EventEnvelopeOf<'transaction.sending_pix', Conversion>;
+/** `transaction.completed` and `transaction.failed`: `data.object` is the Transaction. */
+export type TransactionEvent = EventsOf<Exclude<TransactionEventType, 'transaction.sending_pix'>, Transaction>;
 /** A `user.kyc_*` event: `data.object` is the User. */
 export type UserEvent = EventsOf<UserEventType, User>;
 /** An event of a kind this version of the SDK knows. */
-export type KnownEvent = ConversionEvent | TransactionEvent | UserEvent;
+export type KnownEvent = ConversionEvent | PixPayoutEvent | TransactionEvent | UserEvent;
 
 /**
  * The type of a kind this version of the SDK does not know yet (kinds are added additively).

@@ -21,6 +21,7 @@ export type { CryptoEngine } from './hmac.js';
 export type {
   ConversionEvent,
   ConversionEventType,
+  PixPayoutEvent,
   EventEnvelopeOf,
   KnownEvent,
   TransactionEvent,

@@ -157,7 +157,8 @@ describe('typed events', () => {
     if (parsed.type === 'conversion.completed') {
       expectTypeOf(parsed.data.object).toEqualTypeOf<Conversion>();
     }
-    if (parsed.type === 'transaction.sending_pix') expectTypeOf(parsed.data.object).toEqualTypeOf<Transaction>();
+    if (parsed.type === 'transaction.sending_pix') expectTypeOf(parsed.data.object).toEqualTypeOf<Conversion>();
+    if (parsed.type === 'transaction.completed') expectTypeOf(parsed.data.object).toEqualTypeOf<Transaction>();
     if (parsed.type === 'user.kyc_approved') expectTypeOf(parsed.data.object).toEqualTypeOf<User>();
     switch (parsed.type) {
       case 'conversion.standby':
