@@ -9,9 +9,17 @@ import { SANDBOX_PIX_EVP } from './pix.js';
 import { derivedHex } from './random.js';
 import type { ConversionRec, KeyRec, QuoteRec, TransactionRec, UserRec } from './state.js';
 
+// Most timestamps of one answer are the same instant (a frozen or slow clock): remember the last.
+let lastMs = Number.NaN;
+let lastIso = '';
+
 /** ISO 8601 in UTC. */
 export function iso(ms: number): string {
-  return new Date(ms).toISOString();
+  if (ms !== lastMs) {
+    lastIso = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastIso;
 }
 
 function isoOrNull(ms: number | null): string | null {
