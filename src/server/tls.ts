@@ -21,7 +21,9 @@ export async function readTlsFiles(certFile: string, keyFile: string): Promise<T
     readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
       throw new Error(`Cannot read ${flag} ${file}: ${error.code ?? error.message}`);
     });
-  const [cert, key] = await Promise.all([read(certFile, '--cert'), read(keyFile, '--key')]);
+  // One after the other, so that the error names the first bad flag whatever the file system's timing.
+  const cert = await read(certFile, '--cert');
+  const key = await read(keyFile, '--key');
   return { cert, key };
 }
 
