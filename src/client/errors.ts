@@ -14,19 +14,29 @@ const BRAND = Symbol.for('pix-usdt.error');
 
 /** Details an error response may carry (`details.issues`, `details.retry_after_seconds`, `details.upstream`). */
 export type ErrorDetails = Record<string, unknown> & {
+  /** What was invalid: a dotted `path` (empty for the root) and a `message` each (400 `validation_error`). */
   issues?: Array<{ path: string; message: string }>;
+  /** Seconds to wait before retrying (429 `rate_limit_exceeded`). */
   retry_after_seconds?: number;
+  /** Which upstream is unavailable (502 `upstream_unavailable`). */
   upstream?: string;
 };
 
 /** Fields every error of the client can carry. */
 export interface ErrorFields {
+  /** HTTP status of the answer; omitted when there was no answer. */
   status?: number | undefined;
+  /** Machine-readable code (the API's, or the client's own such as `timeout`). */
   code?: string | undefined;
+  /** `request_id` of the answer; `null` or omitted without one. */
   requestId?: string | null | undefined;
+  /** `details` of the error envelope (secrets are redacted when the error is built). */
   details?: ErrorDetails | undefined;
+  /** The Idempotency-Key the call used (mutations only). */
   idempotencyKey?: string | undefined;
+  /** The mutation may have been applied (sent, no definitive answer). Default `false`. */
   indeterminate?: boolean | undefined;
+  /** The underlying error, kept as the standard `Error.cause`. */
   cause?: unknown;
 }
 
@@ -49,6 +59,7 @@ function redactDeep(value: unknown): unknown {
 
 /** The base class of every error the client throws. */
 export class PixUsdtError extends Error {
+  /** The class name; subclasses narrow it to their own literal name. */
   override readonly name: string = 'PixUsdtError';
   /** HTTP status of the answer; `undefined` when there was no answer. */
   readonly status: number | undefined;
@@ -94,29 +105,55 @@ Object.defineProperty(PixUsdtError.prototype, BRAND, { value: true });
 
 /** An error answer of the API (any non-2xx status). Subclasses name the family. */
 export class PixUsdtApiError extends PixUsdtError {
+  /** The class name; subclasses narrow it to their own literal name. */
   override readonly name: string = 'PixUsdtApiError';
   declare readonly status: number;
   declare readonly code: string;
 }
 
 /** 400: the request was refused as invalid (`validation_error`, `invalid_cursor`, ...). */
-export class ValidationError extends PixUsdtApiError { override readonly name = 'ValidationError' as const; }
+export class ValidationError extends PixUsdtApiError {
+  /** The class name, a literal. */
+  override readonly name = 'ValidationError' as const;
+}
 /** 401: missing, malformed, unknown or revoked API key, or a key of the other environment. */
-export class AuthenticationError extends PixUsdtApiError { override readonly name = 'AuthenticationError' as const; }
+export class AuthenticationError extends PixUsdtApiError {
+  /** The class name, a literal. */
+  override readonly name = 'AuthenticationError' as const;
+}
 /** 403: the key lacks the endpoint's capability (`missing_capability`). */
-export class PermissionError extends PixUsdtApiError { override readonly name = 'PermissionError' as const; }
+export class PermissionError extends PixUsdtApiError {
+  /** The class name, a literal. */
+  override readonly name = 'PermissionError' as const;
+}
 /** 404: the resource does not exist or belongs to another tenant. */
-export class NotFoundError extends PixUsdtApiError { override readonly name = 'NotFoundError' as const; }
+export class NotFoundError extends PixUsdtApiError {
+  /** The class name, a literal. */
+  override readonly name = 'NotFoundError' as const;
+}
 /** 409: a conflict with the current state (idempotency, state machine, duplicates, expired quote). */
-export class ConflictError extends PixUsdtApiError { override readonly name = 'ConflictError' as const; }
+export class ConflictError extends PixUsdtApiError {
+  /** The class name, a literal. */
+  override readonly name = 'ConflictError' as const;
+}
 /** 422: a business refusal a retry cannot fix (`pix_key_not_found`, `transaction_limit_exceeded`, ...). */
-export class UnprocessableEntityError extends PixUsdtApiError { override readonly name = 'UnprocessableEntityError' as const; }
+export class UnprocessableEntityError extends PixUsdtApiError {
+  /** The class name, a literal. */
+  override readonly name = 'UnprocessableEntityError' as const;
+}
 /** 429: rate limited; the client already waited as told and retried before throwing this. */
-export class RateLimitError extends PixUsdtApiError { override readonly name = 'RateLimitError' as const; }
+export class RateLimitError extends PixUsdtApiError {
+  /** The class name, a literal. */
+  override readonly name = 'RateLimitError' as const;
+}
 /** 5xx: the platform failed; retried per the reference's rules before being thrown. */
-export class InternalServerError extends PixUsdtApiError { override readonly name: string = 'InternalServerError'; }
+export class InternalServerError extends PixUsdtApiError {
+  /** The class name (`UpstreamError` in the subclass). */
+  override readonly name: string = 'InternalServerError';
+}
 /** 502 (`upstream_unavailable`): the Pix bank, the exchange or the blockchain is unreachable. */
 export class UpstreamError extends InternalServerError {
+  /** The class name, a literal. */
   override readonly name = 'UpstreamError' as const;
   /** Which upstream failed (`details.upstream`). */
   get upstream(): string | undefined {
@@ -125,15 +162,28 @@ export class UpstreamError extends InternalServerError {
 }
 
 /** The request could not reach the API, or the connection broke before an answer. */
-export class ConnectionError extends PixUsdtError { override readonly name = 'ConnectionError' as const; }
+export class ConnectionError extends PixUsdtError {
+  /** The class name, a literal. */
+  override readonly name = 'ConnectionError' as const;
+}
 /** An attempt or the call's overall deadline ran out. */
-export class TimeoutError extends PixUsdtError { override readonly name = 'TimeoutError' as const; }
+export class TimeoutError extends PixUsdtError {
+  /** The class name, a literal. */
+  override readonly name = 'TimeoutError' as const;
+}
 /** The caller's AbortSignal aborted the call (during an attempt or a backoff wait). */
-export class AbortError extends PixUsdtError { override readonly name = 'AbortError' as const; }
+export class AbortError extends PixUsdtError {
+  /** The class name, a literal. */
+  override readonly name = 'AbortError' as const;
+}
 /** Strict validation mode: a successful answer did not match the model. `details.issues` says where. */
-export class ResponseValidationError extends PixUsdtError { override readonly name = 'ResponseValidationError' as const; }
+export class ResponseValidationError extends PixUsdtError {
+  /** The class name, a literal. */
+  override readonly name = 'ResponseValidationError' as const;
+}
 /** Refused before sending: an argument is invalid (a page `limit` out of 1..100, an empty id). No request was made. */
 export class ClientValidationError extends PixUsdtError {
+  /** The class name, a literal. */
   override readonly name = 'ClientValidationError' as const;
   constructor(message: string, issues: Array<{ path: string; message: string }>) {
     super(message, { code: 'validation_error', details: { issues } });
@@ -141,6 +191,7 @@ export class ClientValidationError extends PixUsdtError {
 }
 /** The client options are invalid (missing or malformed `apiKey`, a non-https `baseUrl`, ...). */
 export class InvalidOptionsError extends PixUsdtError {
+  /** The class name, a literal. */
   override readonly name = 'InvalidOptionsError' as const;
   constructor(message: string) {
     super(message, { code: 'invalid_options' });

@@ -59,12 +59,19 @@ export interface NormalizedOptions {
 
 /** The defaults, in one place. */
 export const DEFAULT_OPTIONS = {
+  /** Retries after the first attempt, at most. */
   maxRetries: 5,
+  /** Time limit of one attempt, in ms. */
   timeoutMs: 30_000,
+  /** Time limit of the whole call (retries and waits included), in ms. */
   deadlineMs: 120_000,
+  /** Answers that do not match their model are returned as received and reported by a `warning` event. */
   validation: 'warn',
+  /** A live key is refused in a browser. */
   dangerouslyAllowBrowser: false,
+  /** Backoff waits use real timers (abortable by the call's signal). */
   sleep: realSleep,
+  /** The clock of timeouts and deadlines: `Date.now`. */
   now: (): number => Date.now(),
 } as const satisfies Partial<NormalizedOptions>;
 

@@ -67,10 +67,12 @@ export class PagePromise<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
     return this.#promise.then(onfulfilled, onrejected);
   }
 
+  /** Like `Promise.prototype.catch`, on the first page's promise. */
   catch<R = never>(onrejected?: ((reason: unknown) => R | PromiseLike<R>) | null): Promise<Page<T> | R> {
     return this.#promise.catch(onrejected);
   }
 
+  /** Like `Promise.prototype.finally`, on the first page's promise. */
   finally(onfinally?: (() => void) | null): Promise<Page<T>> {
     return this.#promise.finally(onfinally);
   }

@@ -135,7 +135,9 @@ export type ErrorEnvelope = z.infer<typeof ErrorEnvelope>;
 
 /** A page of a listing: `data` and the cursor of the next page (`null` on the last page). */
 export interface ListEnvelope<T> {
+  /** The items of this page. */
   data: T[];
+  /** Cursor of the next page; `null` on the last page. */
   next_cursor: string | null;
 }
 

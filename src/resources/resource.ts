@@ -16,23 +16,42 @@ export abstract class APIResource {
     this.#t = transport;
   }
 
+  /**
+   * A GET answered by `schema` (query serialized by the transport).
+   * @internal
+   */
   protected _get<T>(path: string, schema: z.ZodMiniType<T>, options?: RequestOptions, query?: object): Promise<T> {
     return this.#t.request({ method: 'GET', path, schema, query }, options);
   }
 
+  /**
+   * A paginated GET: the first page now, the next ones on iteration.
+   * @internal
+   */
   protected _list<T>(path: string, schema: z.ZodMiniType<ListEnvelope<T>>, params: { limit?: number | undefined } | undefined, options?: RequestOptions): PagePromise<T> {
     return this.#t.list(path, schema, params, options);
   }
 
+  /**
+   * A POST (`destructive`: not retried on an unknown error code).
+   * @internal
+   */
   protected _post<T>(path: string, schema: z.ZodMiniType<T> | null, body: unknown, options?: RequestOptions, destructive = false): Promise<T> {
     return this.#t.request({ method: 'POST', path, schema, body, destructive }, options);
   }
 
+  /**
+   * A PATCH answered by `schema`.
+   * @internal
+   */
   protected _patch<T>(path: string, schema: z.ZodMiniType<T>, body: unknown, options?: RequestOptions): Promise<T> {
     return this.#t.request({ method: 'PATCH', path, schema, body }, options);
   }
 
-  /** Deletes are destructive: not retried on an unknown error code. */
+  /**
+   * Deletes are destructive: not retried on an unknown error code.
+   * @internal
+   */
   protected _delete<T>(path: string, schema: z.ZodMiniType<T> | null, options?: RequestOptions): Promise<T> {
     return this.#t.request({ method: 'DELETE', path, schema, destructive: true }, options);
   }

@@ -101,10 +101,15 @@ export class ClockTestHelpers extends APIResource {
 
 /** `client.testHelpers`: sandbox only. */
 export class TestHelpers {
+  /** `/v1/test_helpers/conversions/*`: payments, deposits, expiry and failures of conversions. */
   readonly conversions: ConversionTestHelpers;
+  /** `/v1/test_helpers/transactions/*`: the Pix payment of a transaction. */
   readonly transactions: TransactionTestHelpers;
+  /** `/v1/test_helpers/users/*`: forced KYC outcomes. */
   readonly users: UserTestHelpers;
+  /** `/v1/test_helpers/tenants`: new isolated tenants (sandbox extension). */
   readonly tenants: TenantTestHelpers;
+  /** `/v1/test_helpers/clock`: the caller's tenant clock (sandbox extension). */
   readonly clock: ClockTestHelpers;
 
   constructor(transport: Transport) {

@@ -9,10 +9,15 @@
 
 /** A span of virtual time. */
 export interface Duration {
+  /** Milliseconds. */
   ms?: number;
+  /** Seconds. */
   seconds?: number;
+  /** Minutes. */
   minutes?: number;
+  /** Hours. */
   hours?: number;
+  /** Days of 24 hours. */
   days?: number;
 }
 

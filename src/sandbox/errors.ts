@@ -46,20 +46,28 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 
 /** Details of an error envelope. */
 export interface ErrorDetails {
+  /** What was invalid: a dotted `path` and a `message` each (`validation_error`). */
   issues?: Array<{ path: string; message: string }>;
+  /** Seconds to wait before retrying (`rate_limit_exceeded`). */
   retry_after_seconds?: number;
+  /** Which upstream is unavailable (`upstream_unavailable`). */
   upstream?: string;
   [key: string]: unknown;
 }
 
 /** An error a handler throws; the pipeline turns it into the reference's envelope. */
 export class ApiError extends Error {
+  /** The class name. */
   override readonly name = 'ApiError';
+  /** HTTP status of the answer, from {@link ERROR_STATUS}. */
   readonly status: number;
   constructor(
+    /** The catalog code of the envelope. */
     readonly code: ErrorCode,
     message: string,
+    /** `details` of the envelope. */
     readonly details?: ErrorDetails,
+    /** Extra response headers (e.g. `Retry-After`). */
     readonly headers?: Record<string, string>,
   ) {
     super(message);

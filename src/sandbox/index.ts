@@ -56,7 +56,14 @@ export interface SandboxOptions {
   /** Initial pricing (see {@link PricingSettings}). */
   pricing?: Partial<PricingSettings>;
   /** Volume limits in BRL (defaults in docs/sandbox.md). */
-  limits?: { platform?: Partial<LimitPair>; partner?: Partial<LimitPair>; user?: Partial<LimitPair> };
+  limits?: {
+    /** Limits across every tenant of the platform. */
+    platform?: Partial<LimitPair>;
+    /** Limits of each tenant (partner). */
+    partner?: Partial<LimitPair>;
+    /** Limits of each end user. */
+    user?: Partial<LimitPair>;
+  };
   /** Events kept per tenant by `events()` (default 10,000). */
   eventLogSize?: number;
   /** How long idempotency records are kept, in seconds (default 86,400). */
@@ -71,6 +78,7 @@ export interface SandboxOptions {
 
 /** A tenant created from code. */
 export interface SandboxTenant {
+  /** The new tenant's id. */
   tenantId: string;
   /** The secret of the tenant's first API key. */
   apiKey: string;
@@ -91,6 +99,7 @@ export interface Sandbox {
   readonly apiKey: string;
   /** The default tenant's id. */
   readonly tenantId: string;
+  /** The environment chosen at creation (`SandboxOptions.environment`). */
   readonly environment: 'sandbox' | 'production';
   /** The default tenant's clock. */
   readonly clock: SandboxClock;
@@ -118,8 +127,11 @@ export interface Sandbox {
   readonly webhooks: SandboxWebhooks;
   /** Deterministic fault injection (also at /v1/test_helpers/faults). */
   readonly faults: SandboxFaults;
+  /** Listens to `event` (every state change, with its tenant id) or `error` (a listener threw). */
   on<K extends keyof SandboxEvents>(event: K, listener: (...args: SandboxEvents[K]) => void): this;
+  /** Like {@link Sandbox.on}, for the next emission only. */
   once<K extends keyof SandboxEvents>(event: K, listener: (...args: SandboxEvents[K]) => void): this;
+  /** Removes `listener` (or, without one, every listener of `event`). */
   off<K extends keyof SandboxEvents>(event: K, listener?: (...args: SandboxEvents[K]) => void): this;
 }
 

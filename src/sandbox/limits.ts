@@ -10,14 +10,19 @@ import { ApiError } from './errors.js';
 
 /** A daily and a monthly ceiling in BRL (decimal strings). */
 export interface LimitPair {
+  /** Ceiling per UTC day, in BRL. */
   daily: string;
+  /** Ceiling per UTC month, in BRL. */
   monthly: string;
 }
 
 /** Limits at each level. The user level applies to KYC-approved users; others have 0. */
 export interface LimitSettings {
+  /** Across every tenant of the sandbox. */
   platform: LimitPair;
+  /** Per tenant (partner). */
   partner: LimitPair;
+  /** Per end user of a tenant. */
   user: LimitPair;
 }
 

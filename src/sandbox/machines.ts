@@ -11,11 +11,15 @@ import { ApiError, type ErrorCode } from './errors.js';
 
 /** One allowed move. `from: null` is the creation. */
 export interface Transition<S extends string, T extends string, E extends string> {
+  /** The state the move starts from; `null` for the creation. */
   from: S | null;
+  /** What causes the move (an API call, a helper, a timer). */
   trigger: T;
+  /** The state after the move. */
   to: S;
   /** The one event this change emits (`null`: the catalog has no kind for it). */
   event: EventType | null;
+  /** Names of the side effects the service runs with the move. */
   effects: readonly E[];
   /** For conversions entering standby: why. */
   reason?: StandbyReason;
@@ -23,16 +27,23 @@ export interface Transition<S extends string, T extends string, E extends string
 
 /** A move refused with a specific error instead of invalid_transaction_state. */
 export interface Refusal<S extends string, T extends string> {
+  /** The state the move is refused in. */
   from: S;
+  /** The refused trigger. */
   trigger: T;
+  /** The error code answered. */
   error: ErrorCode;
+  /** The error message answered. */
   message: string;
 }
 
 /** A machine: its transitions and refusals. */
 export interface Machine<S extends string, T extends string, E extends string> {
+  /** What the machine governs (`conversion`, `quote`, `transaction`, `KYC review`), used in messages. */
   name: string;
+  /** The allowed moves. */
   transitions: ReadonlyArray<Transition<S, T, E>>;
+  /** Moves refused with a specific error. */
   refusals: ReadonlyArray<Refusal<S, T>>;
 }
 

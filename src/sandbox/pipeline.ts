@@ -14,16 +14,27 @@ import type { KeyRec, TenantState } from './state.js';
 
 /** One request on its way through the pipeline. */
 export interface Call {
+  /** The sandbox engine that runs the request. */
   engine: Engine;
+  /** The incoming web Request. */
   request: Request;
+  /** The `req_...` id of this request (the answer's `x-request-id` and envelope `request_id`). */
   requestId: string;
+  /** HTTP method, upper case. */
   method: string;
+  /** URL path, without the query. */
   path: string;
+  /** URL query, with its leading `?` (empty without one). */
   search: string;
+  /** The caller's tenant; `null` before authentication. */
   tenant: TenantState | null;
+  /** The caller's API key; `null` before authentication. */
   key: KeyRec | null;
+  /** The matched route; `null` before routing. */
   route: RouteDef | null;
+  /** Path parameters of the matched route (e.g. `id`). */
   params: Record<string, string>;
+  /** Raw body of a mutation, read at routing (empty for GET). */
   bodyText: string;
   /** Virtual time of the request (the tenant's clock once authenticated). */
   at: number;
@@ -31,8 +42,11 @@ export interface Call {
 
 /** An answer before it becomes a Response. */
 export interface Answer {
+  /** HTTP status. */
   status: number;
+  /** Body text (JSON), or `null` for no body. */
   body: string | null;
+  /** Response headers. */
   headers: Record<string, string>;
 }
 

@@ -22,32 +22,55 @@ import {
 
 /** One tenant in a snapshot. */
 export interface TenantSnapshot {
+  /** The tenant's id. */
   id: string;
+  /** The tenant's virtual time (ISO 8601). */
   now: string;
+  /** Users, as stored. */
   users: UserRec[];
+  /** Quotes, as stored. */
   quotes: QuoteRec[];
+  /** Conversions, as stored. */
   conversions: ConversionRec[];
+  /** Transactions, as stored. */
   transactions: TransactionRec[];
+  /** API keys, secrets included. */
   keys: KeyRec[];
+  /** Completed idempotency records (those still running are left out). */
   idempotency: IdempotencyRec[];
+  /** `POST /v1/quotes` times per API key id (the quote rate limit's sliding window). */
   rateWindows: Array<[string, number[]]>;
+  /** Limit usage of the tenant and its users: bucket key and BRL amount. */
   usage: Array<[string, string]>;
+  /** The recorded event log, oldest first. */
   events: SandboxEvent[];
+  /** State of later layers (webhook endpoints and deliveries, fault plans). */
   extensions: Record<string, unknown>;
 }
 
 /** A JSON snapshot of a sandbox. */
 export interface SandboxSnapshot {
+  /** Marks the data as a sandbox snapshot. */
   format: 'pix-usdt-sandbox';
+  /** Version of the snapshot format. */
   version: 1;
+  /** The sandbox's environment. */
   environment: 'sandbox' | 'production';
+  /** State of the id and secret generator (`null` when not seeded). */
   random: RandomState;
+  /** The secret that signs pagination cursors. */
   cursorSecret: string;
+  /** The pricing in force. */
   pricing: PricingSettings;
+  /** The volume limits in force. */
   limits: LimitSettings;
+  /** Platform-level limit usage: bucket key and BRL amount. */
   platformUsage: Array<[string, string]>;
+  /** Id of the default tenant. */
   defaultTenantId: string;
+  /** Id of the default tenant's API key (the sandbox's `apiKey`). */
   defaultKeyId: string;
+  /** Every tenant. */
   tenants: TenantSnapshot[];
 }
 

@@ -37,6 +37,7 @@ export type WebhookVerificationReason =
  * ```
  */
 export class WebhookVerificationError extends Error {
+  /** The class name, a literal. */
   override readonly name = 'WebhookVerificationError' as const;
   /** A stable, loggable code for the failure. */
   readonly reason: WebhookVerificationReason;
@@ -57,6 +58,7 @@ export function isWebhookVerificationError(error: unknown): error is WebhookVeri
  * received. It is not a verification failure: answer 2xx so the platform stops redelivering.
  */
 export class DuplicateEventError extends Error {
+  /** The class name, a literal. */
   override readonly name = 'DuplicateEventError' as const;
   /** The id of the repeated event. */
   readonly eventId: string;

@@ -13,22 +13,36 @@ export type FaultAction =
   | {
       /** Answer an error in the reference's envelope (with a request id), without running the operation. */
       type: 'error';
+      /** The error code of the envelope. */
       code: ErrorCode;
       /** Default: the code's status (429, 500, 502, 503...). */
       status?: number;
+      /** Default: a standard message of the code. */
       message?: string;
       /** 429: the `Retry-After` header and `details.retry_after_seconds` (default 1). */
       retryAfterSeconds?: number;
       /** 502: `details.upstream` (default `pix_bank`). */
       upstream?: string;
+      /** Extra `details` of the envelope. */
       details?: ErrorDetails;
     }
   /** Waits this many real milliseconds before running the operation (its idempotency record stays "in progress"). */
-  | { type: 'latency'; ms: number }
+  | {
+      /** Delays the call. */
+      type: 'latency';
+      /** The delay, in real milliseconds. */
+      ms: number;
+    }
   /** The caller's `fetch` rejects (a `TypeError`, as on a network failure); nothing runs. */
-  | { type: 'network' }
+  | {
+      /** Fails the call as a network error. */
+      type: 'network';
+    }
   /** The operation runs and its answer is stored for the Idempotency-Key, then the caller's `fetch` rejects. */
-  | { type: 'commit_then_lose' };
+  | {
+      /** Applies the call, then loses the answer. */
+      type: 'commit_then_lose';
+    };
 
 /** A fault plan as given to `sandbox.faults.add`. */
 export interface FaultPlanInput {
@@ -50,11 +64,13 @@ export interface FaultPlanInput {
   probability?: number;
   /** Seed of `probability` (default 0). */
   seed?: number | string;
+  /** What happens to a call that faults. */
   fault: FaultAction;
 }
 
 /** A fault plan in force, with its counters. */
 export interface FaultPlan extends Readonly<FaultPlanInput> {
+  /** The plan's id (what `add` returned; pass it to `remove`). */
   readonly id: string;
   /** Matching calls seen so far. */
   readonly calls: number;

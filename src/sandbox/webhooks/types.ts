@@ -51,14 +51,19 @@ export interface DeliveryRec {
 
 /** What the sandbox sends for one attempt. */
 export interface WebhookRequest {
+  /** The endpoint URL. */
   url: string;
+  /** Request headers, the signature and event id headers included. */
   headers: Record<string, string>;
+  /** The signed raw JSON body (the event envelope). */
   body: string;
 }
 
 /** What a receiver answered. */
 export interface WebhookResponse {
+  /** HTTP status the receiver answered; a 2xx acknowledges the delivery. */
   status: number;
+  /** Body of the answer, if any. */
   body?: string;
 }
 
@@ -72,6 +77,7 @@ export type WebhookTransport = (request: WebhookRequest) => Promise<WebhookRespo
 export interface ReceiverContext {
   /** The virtual time of the attempt (the signed `t`): pass it as `now` to `constructEvent`. */
   now: Date;
+  /** The tenant that owns the endpoint. */
   tenantId: string;
 }
 
@@ -106,14 +112,21 @@ export const RETRY_SCHEDULE_SECONDS: readonly number[] = [30, 120, 600, 3_600, 2
 
 /** One request a receiver answered with a 2xx, as `sandbox.webhooks.delivered()` lists it. */
 export interface DeliveredEvent {
+  /** The tenant that owns the endpoint. */
   tenantId: string;
+  /** Id of the delivery. */
   deliveryId: string;
+  /** Id of the webhook endpoint. */
   endpointId: string;
+  /** The endpoint URL. */
   url: string;
+  /** The event envelope, parsed. */
   event: SandboxEvent;
-  /** The raw body and headers exactly as sent. */
+  /** The raw body exactly as sent. */
   body: string;
+  /** The request headers exactly as sent. */
   headers: Record<string, string>;
+  /** The 2xx status the receiver answered. */
   status: number;
   /** Virtual time of the attempt. */
   at: Date;
@@ -123,21 +136,33 @@ export interface DeliveredEvent {
 
 /** Filter of `delivered()`. */
 export interface DeliveredFilter {
+  /** Only events of this type. */
   type?: string;
+  /** Only deliveries to this endpoint URL. */
   url?: string;
+  /** Only this event. */
   eventId?: string;
+  /** Only this tenant's deliveries. */
   tenantId?: string;
 }
 
 /** A delivery still waiting for an attempt, as `pending()` lists it. */
 export interface PendingDelivery {
+  /** The tenant that owns the endpoint. */
   tenantId: string;
+  /** Id of the delivery. */
   deliveryId: string;
+  /** Id of the event being delivered. */
   eventId: string;
+  /** Type of the event being delivered. */
   eventType: string;
+  /** The endpoint URL (empty if the endpoint is gone). */
   url: string;
+  /** Attempts made so far. */
   attemptCount: number;
+  /** Error of the latest attempt that recorded one; `null` if none did. */
   lastError: string | null;
+  /** Virtual time of the next attempt; `null` when none is scheduled. */
   nextAttemptAt: Date | null;
 }
 
