@@ -16,23 +16,12 @@ import {
 } from '../../src/index.js';
 import { createSandbox } from '../../src/sandbox/index.js';
 import { constructEvent } from '../../src/webhooks/index.js';
+import { cpf } from '../support/fixtures.js';
 
 const USERS = 180;
 const WALLET = '0x1111111111111111111111111111111111111111';
 const RECEIVER = 'https://partner.example/webhooks';
 
-function cpf(n: number): string {
-  const base = String(100_000_000 + n * 7919).padStart(9, '0').slice(0, 9);
-  const d = [...base].map(Number);
-  const dv = (len: number): number => {
-    let sum = 0;
-    for (let i = 0; i < len; i++) sum += (d[i] as number) * (len + 1 - i);
-    return ((sum * 10) % 11) % 10;
-  };
-  d.push(dv(9));
-  d.push(dv(10));
-  return d.join('');
-}
 
 /** Errors a call may end with once its retries are exhausted: the transient families, nothing else. */
 function isRetryExhaustion(error: unknown): boolean {

@@ -2,6 +2,8 @@
  * Raw requests against a sandbox, for the fault tests: status, headers, parsed body.
  */
 import type { Sandbox } from '../../src/sandbox/index.js';
+import { cpf } from '../support/fixtures.js';
+export { cpf };
 
 export interface RawAnswer {
   status: number;
@@ -32,19 +34,6 @@ export async function raw(
   return { status: response.status, headers: response.headers, body: text === '' ? null : JSON.parse(text) };
 }
 
-/** Valid CPFs for fixtures (check digits computed). */
-export function cpf(n: number): string {
-  const base = String(100_000_000 + n * 7919).padStart(9, '0').slice(0, 9);
-  const d = [...base].map(Number);
-  const dv = (len: number): number => {
-    let sum = 0;
-    for (let i = 0; i < len; i++) sum += (d[i] as number) * (len + 1 - i);
-    return ((sum * 10) % 11) % 10;
-  };
-  d.push(dv(9));
-  d.push(dv(10));
-  return d.join('');
-}
 
 /** A create-user body. */
 export const userBody = (n: number) => ({ external_id: `ext-${n}`, name: `User ${n}`, document_type: 'cpf' as const, document_number: cpf(n) });

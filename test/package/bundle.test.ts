@@ -42,10 +42,12 @@ const cases = [
     src: 'src/webhooks/index.ts',
     budget: 3 * 1024,
     app: "export * from './dist/webhooks.js';",
+    // Receivers get our webhook modules alone: no models by value (zod), nothing else.
+    onlySources: /^src\/webhooks\//,
   },
 ];
 
-describe.each(cases)('browser bundle of $name', ({ dist, src, budget, app }) => {
+describe.each(cases)('browser bundle of $name', ({ dist, src, budget, app, onlySources }) => {
   it('is built (npm test builds before testing)', () => {
     expect(existsSync(new URL(dist, `file://${root}`)), `${dist} is missing: run npm run build`).toBe(true);
   });
@@ -68,6 +70,7 @@ describe.each(cases)('browser bundle of $name', ({ dist, src, budget, app }) => 
     const { inputs } = await browserBundle(src);
     const leaks = inputs.filter((p) => /src\/(sandbox|server)\/|node_modules\/(msw|big\.js)\//.test(p));
     expect(leaks).toEqual([]);
+    if (onlySources !== undefined) expect(inputs.filter((p) => !onlySources.test(p))).toEqual([]);
   });
 });
 

@@ -6,6 +6,8 @@
 import fc from 'fast-check';
 import type { World } from './world.js';
 import { attempt } from './world.js';
+import { cpf } from '../support/fixtures.js';
+export { cpf };
 
 const WALLET = '0x1111111111111111111111111111111111111111';
 const KYC = ['approved', 'approved', 'rejected', 'in_review', 'expired'] as const;
@@ -178,16 +180,3 @@ export async function execute(world: World, created: Created, cmd: Cmd): Promise
   }
 }
 
-/** Valid CPFs (check digits computed), distinct per `n`. */
-export function cpf(n: number): string {
-  const base = String(100_000_000 + n * 7919).padStart(9, '0').slice(0, 9);
-  const d = [...base].map(Number);
-  const dv = (len: number): number => {
-    let sum = 0;
-    for (let i = 0; i < len; i++) sum += (d[i] as number) * (len + 1 - i);
-    return ((sum * 10) % 11) % 10;
-  };
-  d.push(dv(9));
-  d.push(dv(10));
-  return d.join('');
-}

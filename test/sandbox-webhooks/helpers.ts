@@ -4,24 +4,13 @@
  */
 import { PixUsdt } from '../../src/index.js';
 import { type Sandbox, type SandboxOptions, createSandbox } from '../../src/sandbox/index.js';
+import { cpf } from '../support/fixtures.js';
+export { cpf };
 
 export const T0 = Date.parse('2026-03-02T12:00:00.000Z');
 export const RECEIVER = 'https://partner.example/webhooks';
 export const WALLET = '0x1111111111111111111111111111111111111111';
 
-/** Valid CPFs for fixtures (check digits computed). */
-export function cpf(n: number): string {
-  const base = String(100_000_000 + n * 7919).padStart(9, '0').slice(0, 9);
-  const d = [...base].map(Number);
-  const dv = (len: number): number => {
-    let sum = 0;
-    for (let i = 0; i < len; i++) sum += (d[i] as number) * (len + 1 - i);
-    return ((sum * 10) % 11) % 10;
-  };
-  d.push(dv(9));
-  d.push(dv(10));
-  return d.join('');
-}
 
 export interface Setup {
   sandbox: Sandbox;

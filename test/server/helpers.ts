@@ -5,6 +5,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { cpf } from '../support/fixtures.js';
+export { cpf };
 
 export const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 
@@ -99,15 +101,3 @@ export function stopAll(): void {
 /** A valid CPF (check digits right). */
 export const CPF = '52998224725';
 
-/** Builds a valid CPF from a number, for tests that need several users. */
-export function cpf(n: number): string {
-  const base = String(100_000_000 + n).slice(-9).split('').map(Number);
-  const digit = (digits: number[]): number => {
-    const sum = digits.reduce((acc, d, i) => acc + d * (digits.length + 1 - i), 0);
-    const rest = (sum * 10) % 11;
-    return rest === 10 ? 0 : rest;
-  };
-  const first = digit(base);
-  const second = digit([...base, first]);
-  return [...base, first, second].join('');
-}
