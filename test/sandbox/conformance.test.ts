@@ -1,8 +1,8 @@
 /**
  * Conformance: every error code of the reference's catalog that the engine can produce,
  * with its status, the envelope, and the request id (body and `x-request-id`).
- * internal_error, upstream_unavailable and wallet_provider_unavailable come with fault
- * injection (issue 4).
+ * internal_error, upstream_unavailable and wallet_provider_unavailable, which no valid or
+ * invalid input produces, come from fault injection (the only way the sandbox fails).
  */
 import { describe, expect, it } from 'vitest';
 import { type Sandbox, createSandbox, ERROR_STATUS } from '../../src/sandbox/index.js';
@@ -121,9 +121,28 @@ describe('error catalog conformance', () => {
     expect(limited.body.details.retry_after_seconds).toBe(40);
   });
 
-  it('covers every catalog code except those of fault injection', () => {
-    const pending = ['internal_error', 'upstream_unavailable', 'wallet_provider_unavailable', 'webhook_endpoint_not_found', 'webhook_delivery_not_found'];
-    const missing = Object.keys(ERROR_STATUS).filter((c) => !seen.has(c) && !pending.includes(c));
+  it('platform failures (injected): internal_error, upstream_unavailable, wallet_provider_unavailable', async () => {
+    const sb = sandbox();
+    const userId = await approvedUser(sb, 1);
+    sb.faults.add({ match: 'GET /v1/users/:id', nth: 1, fault: { type: 'error', code: 'internal_error' } });
+    expectError(await raw(sb, 'GET', `/v1/users/${userId}`), 'internal_error');
+    sb.faults.add({ match: 'POST /v1/quotes', nth: 1, fault: { type: 'error', code: 'upstream_unavailable', upstream: 'exchange' } });
+    const upstream = await raw(sb, 'POST', '/v1/quotes', offrampBody(userId));
+    expectError(upstream, 'upstream_unavailable');
+    expect(upstream.body.details.upstream).toBe('exchange');
+    sb.faults.add({ match: 'GET /v1/users/:id/wallet', nth: 1, fault: { type: 'error', code: 'wallet_provider_unavailable' } });
+    expectError(await raw(sb, 'GET', `/v1/users/${userId}/wallet`), 'wallet_provider_unavailable');
+  });
+
+  it('webhooks: webhook_endpoint_not_found, webhook_delivery_not_found', async () => {
+    const sb = sandbox();
+    const unknown = '00000000-0000-4000-8000-000000000000';
+    expectError(await raw(sb, 'GET', `/v1/webhook_endpoints/${unknown}`), 'webhook_endpoint_not_found');
+    expectError(await raw(sb, 'GET', `/v1/webhook_deliveries/${unknown}`), 'webhook_delivery_not_found');
+  });
+
+  it('covers every code of the catalog', () => {
+    const missing = Object.keys(ERROR_STATUS).filter((c) => !seen.has(c));
     expect(missing).toEqual([]);
   });
 });
