@@ -198,11 +198,14 @@ export class Transport {
     if (body !== undefined) init.body = body;
     if (signal !== undefined) init.signal = signal;
     const custom = this.#o.fetch;
-    // `fetch(...)` as a plain call: a detached `window.fetch` throws "Illegal invocation".
-    const exchange = (custom === undefined ? fetch(url, init) : custom(url, init)).then(async (response) => ({
-      response,
-      text: await response.text(),
-    }));
+    let sent: Promise<Response>;
+    try {
+      // `fetch(...)` as a plain call: a detached `window.fetch` throws "Illegal invocation".
+      sent = custom === undefined ? fetch(url, init) : custom(url, init);
+    } catch (error) {
+      sent = Promise.reject(error); // a custom fetch that throws is a failed attempt like any other
+    }
+    const exchange = sent.then(async (response) => ({ response, text: await response.text() }));
     let timer: ReturnType<typeof setTimeout> | undefined;
     let onAbort: (() => void) | undefined;
     const stops: Array<Promise<Stop>> = [new Promise<Stop>((resolve) => (timer = setTimeout(resolve, timeoutMs, 'timeout')))];
