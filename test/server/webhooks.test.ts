@@ -5,10 +5,10 @@
  */
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { generate } from 'selfsigned';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { constructEvent } from '../../src/webhooks/index.js';
 import { CPF, type Ready, serve, stopAll, waitFor } from './helpers.js';
+import { generateSelfSigned } from '../../src/server/tls.js';
 
 interface Received {
   body: string;
@@ -19,12 +19,7 @@ let tls: { cert: string; key: string };
 const receivers: https.Server[] = [];
 
 beforeAll(async () => {
-  const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
-    keyType: 'ec',
-    algorithm: 'sha256',
-    extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] }],
-  });
-  tls = { cert: pems.cert, key: pems.private };
+  tls = await generateSelfSigned('localhost');
 });
 
 afterEach(() => {
