@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'tsup';
 
 const entry = {
@@ -33,6 +34,11 @@ export default defineConfig([
     target: 'node20',
     sourcemap: true,
     noExternal: [/^zod/, 'uuid', 'eventemitter3'],
+    // uuid's Node build imports node:crypto at load (about 5 ms); its web build uses the
+    // `globalThis.crypto` that Node 20 has.
+    esbuildOptions(options) {
+      options.alias = { uuid: fileURLToPath(new URL('./node_modules/uuid/dist/esm-browser/index.js', import.meta.url)) };
+    },
   },
   {
     entry: { cli: 'src/server/cli.ts' },
