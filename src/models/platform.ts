@@ -5,7 +5,7 @@
 import * as z from 'zod/mini';
 import { ListParams, NullableString, OptionalTimestamp, Timestamp, openEnum } from './common.js';
 
-/** An API key. `api_key` (the secret) is present only in the answer to a rotation. */
+/** An API key. `api_key` (the secret) is present only where it is issued: a rotation, or a new tenant (sandbox). */
 export const ApiKey = /* @__PURE__ */ (() =>
   z.looseObject({
     id: z.string(),

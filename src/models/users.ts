@@ -3,7 +3,7 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { AnsweredMetadata, ListParams, Metadata, NullableString, OptionalTimestamp, Timestamp, openEnum } from './common.js';
+import { AnsweredMetadata, Decimal, ListParams, Metadata, NullableString, OptionalTimestamp, Timestamp, openEnum } from './common.js';
 
 /** KYC states of a user, as the reference lists them. */
 export const KYC_STATUSES = ['not_started', 'pending', 'approved', 'rejected', 'expired', 'blocked'] as const;
@@ -100,8 +100,8 @@ export type WalletBalance = z.infer<typeof WalletBalance>;
 /** Body of `POST /v1/users/{user_id}/limit-upgrade-requests`. */
 export const LimitUpgradeRequestBody = /* @__PURE__ */ (() =>
   z.strictObject({
-    requested_daily_limit_brl: z.optional(z.string()),
-    requested_monthly_limit_brl: z.optional(z.string()),
+    requested_daily_limit_brl: z.optional(Decimal),
+    requested_monthly_limit_brl: z.optional(Decimal),
     reason: z.optional(z.string().check(z.maxLength(1000))),
   }))();
 /** Body of `POST /v1/users/{user_id}/limit-upgrade-requests`. */

@@ -27,8 +27,15 @@ beforeAll(async () => {
     platform: 'browser',
     target: 'es2022',
     write: false,
+    metafile: true,
     logLevel: 'silent',
+    // Not the repository's tsconfig paths (which map pix-usdt to src/): the package's exports.
+    tsconfigRaw: '{}',
   });
+  const sources = Object.keys(bundle.metafile.inputs).filter((input) => !input.includes('node_modules/'));
+  if (!sources.some((input) => input.startsWith('dist/')) || sources.some((input) => input.startsWith('src/'))) {
+    throw new Error(`The page must bundle the built package, not the sources: ${sources.join(', ')}`);
+  }
   const script = bundle.outputFiles[0]!.text;
   const html = '<!doctype html><meta charset="utf-8"><title>pix-usdt</title><script type="module" src="/page.js"></script>';
   server = createServer((req, res) => {

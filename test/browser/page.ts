@@ -1,9 +1,10 @@
-// Runs inside Chromium: the built ESM files of pix-usdt, pix-usdt/sandbox and pix-usdt/webhooks,
-// bundled for the browser. A full offramp against the in-page sandbox, then a webhook signed and
-// verified with WebCrypto (no Node in a page).
-import { PixUsdt } from '../../dist/index.js';
-import { createSandbox } from '../../dist/sandbox.js';
-import { constructEvent, signPayload } from '../../dist/webhooks.js';
+// Runs inside Chromium: pix-usdt, pix-usdt/sandbox and pix-usdt/webhooks as a partner's bundler
+// resolves them (the package's `exports`, so the built files of dist/), bundled for the browser.
+// A full offramp against the in-page sandbox, then a webhook signed and verified with WebCrypto
+// (no Node in a page).
+import { PixUsdt } from 'pix-usdt';
+import { createSandbox } from 'pix-usdt/sandbox';
+import { constructEvent, signPayload } from 'pix-usdt/webhooks';
 
 async function scenario() {
   const sandbox = createSandbox({ now: '2026-11-21T12:00:00Z' });
