@@ -9,7 +9,7 @@ import type { EventType } from '../models/index.js';
 import { type Capability, defaultCapabilities } from './capabilities.js';
 import { Clock, type Timer } from './clock.js';
 import { DEFAULT_LIMITS, type LimitSettings, type Usage } from './limits.js';
-import { type Middleware, type NamedMiddleware, STAGES, runPipeline } from './pipeline.js';
+import { type Answer, type Incoming, type Middleware, type NamedMiddleware, STAGES, incomingOf, runPipeline, toResponse } from './pipeline.js';
 import { DEFAULT_PRICING, type PricingSettings } from './pricing.js';
 import { Random } from './random.js';
 import { ALL_ROUTES, type RouteDef } from './routes/index.js';
@@ -194,9 +194,14 @@ export class Engine extends EventEmitter<EngineEvents> {
     this.middlewares.splice(at < 0 ? this.middlewares.length - 1 : at, 0, { name, run });
   }
 
-  /** Handles one request: the core of `sandbox.fetch`. */
+  /** Handles one web Request (`sandbox.handle`: msw, the server). */
   handle(request: Request): Promise<Response> {
-    return runPipeline(this, request);
+    return runPipeline(this, incomingOf(request)).then(toResponse);
+  }
+
+  /** Handles one request and gives the answer before it becomes a Response (`sandbox.fetch`). */
+  dispatch(incoming: Incoming): Promise<Answer> {
+    return runPipeline(this, incoming);
   }
 
   /** Every capability name, for validation of tenant creation. */

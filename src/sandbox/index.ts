@@ -11,11 +11,12 @@
 import type { Duration, SandboxClock } from './clock.js';
 import { Engine, type EngineEvents } from './engine.js';
 import { DEFAULT_LIMITS, type LimitPair, type LimitSettings } from './limits.js';
-import type { Middleware } from './pipeline.js';
+import { type Answer, type Middleware, incomingOf } from './pipeline.js';
 import type { PricingSettings } from './pricing.js';
 import { type SandboxSnapshot, loadSnapshot, takeSnapshot } from './snapshot.js';
 import type { SandboxEvent, TenantState } from './state.js';
-import { FaultInjector, type SandboxFaults, rejectNetworkFault } from './faults/index.js';
+import { FaultInjector, NETWORK_FAULT_HEADER, type SandboxFaults } from './faults/index.js';
+import { SandboxResponse, fastIncoming } from './fetch.js';
 import { type SandboxWebhooks, type WebhookDeliveryOptions, type WebhookTransport, WebhookService } from './webhooks/index.js';
 
 export { ApiError, ERROR_STATUS, type ErrorCode } from './errors.js';
@@ -27,7 +28,7 @@ export type { SandboxEvent } from './state.js';
 export type { SandboxSnapshot, TenantSnapshot } from './snapshot.js';
 export * from './webhooks/public.js';
 export * from './faults/public.js';
-export type { Answer, Call, Middleware } from './pipeline.js';
+export type { Answer, Call, HeaderReader, Middleware } from './pipeline.js';
 export { CONVERSION_MACHINE, KYC_MACHINE, QUOTE_MACHINE, TRANSACTION_MACHINE, type Machine, type Transition } from './machines.js';
 export {
   SANDBOX_PIX_EMAIL,
@@ -157,6 +158,13 @@ function mergeLimits(base: LimitSettings, patch: SandboxOptions['limits']): Limi
 
 const SANDBOX_ORIGIN = 'https://sandbox.pix-usdt.local';
 
+// What `fetch` gives for an answer: a network fault rejects as `fetch` does on a failed connection.
+function fetchAnswer(answer: Answer): Response {
+  const marker = answer.headers[NETWORK_FAULT_HEADER];
+  if (marker !== undefined) throw new TypeError('fetch failed', { cause: new Error(`Connection reset (sandbox fault ${marker})`) });
+  return new SandboxResponse(answer.body, { status: answer.status, headers: answer.headers });
+}
+
 class SandboxImpl implements Sandbox {
   readonly #engine: Engine;
   readonly #initial: SandboxSnapshot;
@@ -192,12 +200,17 @@ class SandboxImpl implements Sandbox {
     this.#initial = takeSnapshot(this.#engine);
     this.fetch = (input, init) => {
       try {
+        const signal = init?.signal ?? (input instanceof Request ? input.signal : undefined);
+        if (signal?.aborted) return Promise.reject(signal.reason);
         // ky passes a Request plus an empty options object: building a second Request would cost as much as the engine.
-        const request =
-          input instanceof Request && (init === undefined || Object.keys(init).length === 0)
-            ? input
-            : new Request(typeof input === 'string' && input.startsWith('/') ? SANDBOX_ORIGIN + input : input, init);
-        return this.#engine.handle(request).then(rejectNetworkFault);
+        const incoming =
+          fastIncoming(input, init, SANDBOX_ORIGIN) ??
+          incomingOf(
+            input instanceof Request && (init === undefined || Object.keys(init).length === 0)
+              ? input
+              : new Request(typeof input === 'string' && input.startsWith('/') ? SANDBOX_ORIGIN + input : input, init),
+          );
+        return this.#engine.dispatch(incoming).then(fetchAnswer);
       } catch (error) {
         return Promise.reject(error);
       }

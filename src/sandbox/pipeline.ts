@@ -12,12 +12,37 @@ import { hashHex } from './random.js';
 import type { RouteDef } from './routes/types.js';
 import type { KeyRec, TenantState } from './state.js';
 
+/**
+ * A request as the engine reads it: what a web `Request` carries, without necessarily being
+ * one. `sandbox.fetch` builds it straight from `fetch(url, init)`, because on Node 20 a
+ * `Request` with a body (and reading that body back) costs more than the engine's whole work.
+ */
+export interface Incoming {
+  /** HTTP method, as given. */
+  method: string;
+  /** Absolute URL (parsed once: the pipeline reads its path and query). */
+  url: URL;
+  /** Header lookup, case-insensitive. */
+  headers: HeaderReader;
+  /** The body as text (read once, on demand). */
+  text(): Promise<string>;
+  /** The same request as a web `Request`. */
+  toRequest(): Request;
+}
+
+/** Case-insensitive header lookup, as `Headers.get`. */
+export interface HeaderReader {
+  get(name: string): string | null;
+}
+
 /** One request on its way through the pipeline. */
 export interface Call {
   /** The sandbox engine that runs the request. */
   engine: Engine;
-  /** The incoming web Request. */
-  request: Request;
+  /** The incoming web Request (built on first use when the caller passed `fetch(url, init)`). */
+  readonly request: Request;
+  /** The request's headers. */
+  headers: HeaderReader;
   /** The `req_...` id of this request (the answer's `x-request-id` and envelope `request_id`). */
   requestId: string;
   /** HTTP method, upper case. */
@@ -82,7 +107,7 @@ export function errorAnswer(error: unknown, requestId: string): Answer {
 
 const authenticate: Middleware = (call, next) => {
   const { engine } = call;
-  const header = call.request.headers.get('authorization');
+  const header = call.headers.get('authorization');
   if (header === null || !header.startsWith('Bearer ')) {
     throw new ApiError('authentication_required', 'Send the header Authorization: Bearer <API key>.');
   }
@@ -111,7 +136,7 @@ const route: Middleware = async (call, next) => {
   call.route = match.handler;
   call.params = match.params;
   if (MUTATIONS.has(call.method)) {
-    call.bodyText = await call.request.text();
+    call.bodyText = await (call as PipelineCall).incoming.text();
     if (call.bodyText.length > MAX_BODY) {
       throw new ApiError('validation_error', 'The request body is too large.', { issues: [{ path: '', message: 'At most 1 MB' }] });
     }
@@ -169,7 +194,7 @@ function expireIdempotency(engine: Engine, tenant: TenantState, at: number): voi
 const idempotency: Middleware = async (call, next) => {
   if (!MUTATIONS.has(call.method)) return next();
   const routeDef = call.route as RouteDef;
-  const key = call.request.headers.get('idempotency-key');
+  const key = call.headers.get('idempotency-key');
   if (key === null || key === '') {
     if (routeDef.idempotency === 'required') {
       throw new ApiError('idempotency_key_required', 'Send an Idempotency-Key header with every POST, PATCH and DELETE.');
@@ -269,17 +294,36 @@ export const STAGES: readonly NamedMiddleware[] = [
   { name: 'execute', run: execute },
 ];
 
-/** Runs a request through the engine's pipeline and builds the Response. */
-export async function runPipeline(engine: Engine, request: Request): Promise<Response> {
+/** A web `Request` as the engine reads it. */
+export function incomingOf(request: Request): Incoming {
+  return { method: request.method, url: new URL(request.url), headers: request.headers, text: () => request.text(), toRequest: () => request };
+}
+
+/** The web `Response` of an answer. */
+export function toResponse(answer: Answer): Response {
+  return new Response(answer.body, { status: answer.status, headers: answer.headers });
+}
+
+interface PipelineCall extends Call {
+  incoming: Incoming;
+}
+
+/** Runs a request through the engine's pipeline. The answer's headers carry `x-request-id`. */
+export async function runPipeline(engine: Engine, incoming: Incoming): Promise<Answer> {
   const requestId = `req_${engine.random.uuid().replaceAll('-', '')}`;
   let answer: Answer;
   try {
-    const url = new URL(request.url);
-    const call: Call = {
+    const { url } = incoming;
+    let request: Request | undefined;
+    const call: PipelineCall = {
       engine,
-      request,
+      incoming,
+      get request() {
+        return (request ??= incoming.toRequest());
+      },
+      headers: incoming.headers,
       requestId,
-      method: request.method.toUpperCase(),
+      method: incoming.method.toUpperCase(),
       path: url.pathname,
       search: url.search,
       tenant: null,
@@ -303,5 +347,5 @@ export async function runPipeline(engine: Engine, request: Request): Promise<Res
   } catch (error) {
     answer = errorAnswer(error, requestId);
   }
-  return new Response(answer.body, { status: answer.status, headers: { ...answer.headers, 'x-request-id': requestId } });
+  return { status: answer.status, body: answer.body, headers: { ...answer.headers, 'x-request-id': requestId } };
 }

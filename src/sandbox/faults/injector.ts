@@ -118,17 +118,18 @@ export class FaultInjector implements SandboxFaults {
     return plan && planView(plan);
   }
 
-  readonly #transport: Middleware = async (call, next) => {
-    let answer: Answer;
-    try {
-      answer = await next();
-    } catch (error) {
-      if (!this.#marks.get(call)?.lost) throw error;
-      answer = { status: 500, body: null, headers: {} };
-    }
-    const mark = this.#marks.get(call);
-    return mark?.lost ? networkAnswer(mark.plan) : answer;
-  };
+  readonly #transport: Middleware = (call, next) =>
+    next().then(
+      (answer) => {
+        const mark = this.#marks.get(call);
+        return mark?.lost ? networkAnswer(mark.plan) : answer;
+      },
+      (error: unknown) => {
+        const mark = this.#marks.get(call);
+        if (!mark?.lost) throw error;
+        return networkAnswer(mark.plan);
+      },
+    );
 
   readonly #pick: Middleware = (call, next) => {
     const tenantId = call.tenant?.id;
@@ -151,16 +152,8 @@ export class FaultInjector implements SandboxFaults {
     });
   };
 
-  readonly #latency: Middleware = async (call, next) => {
+  readonly #latency: Middleware = (call, next) => {
     const action = this.#marks.get(call)?.action;
-    if (action?.type === 'latency') await sleep(action.ms);
-    return next();
+    return action?.type === 'latency' ? sleep(action.ms).then(next) : next();
   };
-}
-
-/** Turns the network-fault marker into what `fetch` does on a network failure: a rejected promise with a TypeError. */
-export function rejectNetworkFault(response: Response): Response {
-  const marker = response.headers.get(NETWORK_FAULT_HEADER);
-  if (marker === null) return response;
-  throw new TypeError('fetch failed', { cause: new Error(`Connection reset (sandbox fault ${marker})`) });
 }
