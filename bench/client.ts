@@ -13,6 +13,7 @@ const user = {
 };
 const body = JSON.stringify(user);
 const headers = { 'content-type': 'application/json', 'x-request-id': 'req_bench' };
+const base = 'https://sandbox.pix-usdt.com';
 
 // The in-process "server": reads the request body on POST, answers a User.
 async function handler(request: Request): Promise<Response> {
@@ -21,14 +22,16 @@ async function handler(request: Request): Promise<Response> {
 }
 const fetchLike = (input: RequestInfo | URL, init?: RequestInit) => handler(input instanceof Request ? input : new Request(input, init));
 
-const base = 'https://sandbox.pix-usdt.com';
+/** The reference unit of issue 6: one bare `fetch` GET of the trivial in-process handler (24 us where the issue measured it). */
+export const bareFetchGet = async (): Promise<unknown> => (await fetchLike(`${base}/v1/users/${user.id}`, { headers: { authorization: 'Bearer x' } })).json();
+
 const createBody = { external_id: 'bench', name: 'Bench User', document_type: 'cpf' as const, document_number: '52998224725' };
 
 /** Runs the benchmark and returns its figures. */
 export async function run(): Promise<{ get: Figure[]; post: Figure[] }> {
   const client = new PixUsdt({ apiKey: 'sk_test_' + 'a'.repeat(32), fetch: fetchLike });
   const get = await compare([
-    { name: 'bare fetch GET /v1/users/{id}', fn: async () => (await fetchLike(`${base}/v1/users/${user.id}`, { headers: { authorization: 'Bearer x' } })).json() },
+    { name: 'bare fetch GET /v1/users/{id}', fn: bareFetchGet },
     { name: 'PixUsdt users.retrieve (validated)', fn: () => client.users.retrieve(user.id) },
   ]);
   const post = await compare([

@@ -10,6 +10,13 @@ import type { AddressInfo } from 'node:net';
 import { PixUsdt } from '../src/index.js';
 import { type Sandbox, createSandbox } from '../src/sandbox/index.js';
 import { createListener } from '../src/server/adapter.js';
+import { bareFetchGet } from './client.js';
+import { compare } from './measure.js';
+
+/** Names of the side-by-side figures (bench/run.ts reads them). */
+export const BARE_FETCH = 'bare fetch GET of a trivial handler (the unit of issue 6)';
+export const IN_PROCESS = 'client: offramp lifecycle (quote, accept, deposit+settle, retrieve)';
+export const LOOPBACK = 'client: offramp lifecycle over the loopback HTTP server';
 
 /** One measured figure. */
 export interface BenchResult {
@@ -85,12 +92,11 @@ export async function run(options: { iterations?: number } = {}): Promise<BenchR
     const done = await lifeClient.conversions.retrieve(conv.id);
     if (done.status !== 'completed') throw new Error(`lifecycle ended ${done.status}`);
   };
+  // The lifecycle in process, over the loopback HTTP server, and the issue's unit (a bare fetch
+  // GET of a trivial handler), interleaved in rounds so that the ratios hold on a noisy machine.
   const life = lifecycleSandbox();
   const lifeClient = new PixUsdt({ apiKey: life.apiKey, fetch: life.fetch, maxRetries: 0 });
   const lifeUser = await setupUser(life, lifeClient);
-  results.push(await measure('client: offramp lifecycle (quote, accept, deposit+settle, retrieve)', Math.max(1000, n / 4), lifecycle(lifeClient, lifeUser)));
-
-  // The same workload over the loopback HTTP server (the adapter of src/server).
   const served = lifecycleSandbox();
   let origin = '';
   const server = http.createServer(createListener(served, { get origin() { return origin; }, log: () => undefined }));
@@ -99,7 +105,15 @@ export async function run(options: { iterations?: number } = {}): Promise<BenchR
   try {
     const httpClient = new PixUsdt({ apiKey: served.apiKey, baseUrl: origin, maxRetries: 0 });
     const httpUser = await setupUser(served, httpClient);
-    results.push(await measure('client: offramp lifecycle over the loopback HTTP server', Math.max(500, n / 20), lifecycle(httpClient, httpUser)));
+    const figures = await compare(
+      [
+        { name: BARE_FETCH, fn: bareFetchGet },
+        { name: IN_PROCESS, fn: lifecycle(lifeClient, lifeUser) },
+        { name: LOOPBACK, fn: lifecycle(httpClient, httpUser) },
+      ],
+      { rounds: 7, roundMs: 500, warmupMs: 500 },
+    );
+    for (const f of figures) results.push({ name: f.name, iterations: 0, opsPerSecond: Math.round(f.opsPerSecond), microsecondsPerOp: Math.round(f.microsPerOp * 10) / 10 });
   } finally {
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));

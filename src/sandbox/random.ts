@@ -25,23 +25,11 @@ export function hashHex(text: string): string {
   return hash53(text, 1).toString(16).padStart(14, '0') + hash53(text, 2).toString(16).padStart(14, '0');
 }
 
-// A bounded memo of a pure function: every output of a conversion derives four of these, and a
-// lifecycle serializes the same conversion several times. Shared by sandboxes, which is safe
-// because the results depend on the arguments alone.
-const DERIVED = new Map<string, string>();
-const DERIVED_MAX = 4096;
-
 /** `length` hex digits derived from `text` (deterministic; for addresses and hashes). */
 export function derivedHex(text: string, length: number): string {
-  const key = `${length}|${text}`;
-  let out = DERIVED.get(key);
-  if (out !== undefined) return out;
-  out = '';
+  let out = '';
   for (let i = 0; out.length < length; i++) out += hash53(text, 97 + i).toString(16).padStart(14, '0');
-  out = out.slice(0, length);
-  if (DERIVED.size >= DERIVED_MAX) DERIVED.delete(DERIVED.keys().next().value as string);
-  DERIVED.set(key, out);
-  return out;
+  return out.slice(0, length);
 }
 
 /** The state of the seeded generator, kept in snapshots. */

@@ -9,17 +9,34 @@ import { SANDBOX_PIX_EVP } from './pix.js';
 import { derivedHex } from './random.js';
 import type { ConversionRec, KeyRec, QuoteRec, TransactionRec, UserRec } from './state.js';
 
-// Most timestamps of one answer are the same instant (a frozen or slow clock): remember the last.
-let lastMs = Number.NaN;
-let lastIso = '';
+// A lifecycle writes the same few instants many times (created, updated, deadlines), in
+// several answers and events: a bounded memo of their ISO strings.
+const ISO = new Map<number, string>();
 
 /** ISO 8601 in UTC. */
 export function iso(ms: number): string {
-  if (ms !== lastMs) {
-    lastIso = new Date(ms).toISOString();
-    lastMs = ms;
+  let out = ISO.get(ms);
+  if (out === undefined) {
+    out = new Date(ms).toISOString();
+    if (ISO.size >= MEMO_MAX) ISO.delete(ISO.keys().next().value as number);
+    ISO.set(ms, out);
   }
-  return lastIso;
+  return out;
+}
+
+// Identifiers derived from a record id (addresses, hashes, Pix ids), kept per id: a lifecycle
+// serializes the same conversion several times. Shared by sandboxes, which is safe because the
+// results depend on the arguments alone; keyed by the record's own id string, whose hash V8 keeps.
+const MEMO_MAX = 4096;
+const DERIVED = new Map<string, Record<string, string>>();
+
+function derived(id: string, kind: string, make: () => string): string {
+  let forId = DERIVED.get(id);
+  if (forId === undefined) {
+    if (DERIVED.size >= MEMO_MAX) DERIVED.delete(DERIVED.keys().next().value as string);
+    DERIVED.set(id, (forId = {}));
+  }
+  return (forId[kind] ??= make());
 }
 
 function isoOrNull(ms: number | null): string | null {
@@ -28,7 +45,7 @@ function isoOrNull(ms: number | null): string | null {
 
 /** The deposit address issued for an offramp conversion: deterministic per id. */
 export function depositAddress(id: string): string {
-  return `0x${derivedHex(`address:${id}`, 40)}`;
+  return derived(id, 'address', () => `0x${derivedHex(`address:${id}`, 40)}`);
 }
 
 function tlv(id: string, value: string): string {
@@ -46,6 +63,10 @@ function crc16(text: string): string {
 
 /** A Pix BR Code (EMV "copia e cola") for paying `amount` BRL, deterministic per id. */
 export function pixQrCode(id: string, amount: string): string {
+  return derived(id, `qr:${amount}`, () => brCode(id, amount));
+}
+
+function brCode(id: string, amount: string): string {
   const txid = derivedHex(`txid:${id}`, 25).toUpperCase();
   const payload =
     tlv('00', '01') +
@@ -63,17 +84,21 @@ export function pixQrCode(id: string, amount: string): string {
 }
 
 function pixTxId(id: string): string {
-  return derivedHex(`pixtx:${id}`, 32);
+  return derived(id, 'pixtx', () => derivedHex(`pixtx:${id}`, 32));
 }
 
 function pixE2eId(id: string, at: number): string {
+  return derived(id, `e2e${at}`, () => e2eOf(id, at));
+}
+
+function e2eOf(id: string, at: number): string {
   const d = new Date(at);
   const stamp = `${d.getUTCFullYear()}${String(d.getUTCMonth() + 1).padStart(2, '0')}${String(d.getUTCDate()).padStart(2, '0')}${String(d.getUTCHours()).padStart(2, '0')}${String(d.getUTCMinutes()).padStart(2, '0')}`;
   return `E00000000${stamp}${derivedHex(`e2e:${id}`, 11)}`;
 }
 
 function usdtTxHash(id: string): string {
-  return `0x${derivedHex(`usdt:${id}`, 64)}`;
+  return derived(id, 'usdt', () => `0x${derivedHex(`usdt:${id}`, 64)}`);
 }
 
 /** A user on the wire. */
