@@ -87,6 +87,7 @@ export function fastIncoming(input: RequestInfo | URL, init: RequestInit | undef
     url,
     headers,
     text: () => Promise.resolve(text),
+    body: text,
     toRequest: () => new Request(url.href, { method, headers: headers instanceof RecordHeaders ? [...headers.map] : (headers as Headers), body }),
   };
 }

@@ -26,6 +26,8 @@ export interface Incoming {
   headers: HeaderReader;
   /** The body as text (read once, on demand). */
   text(): Promise<string>;
+  /** The body, when it is already a string. */
+  body?: string;
   /** The same request as a web `Request`. */
   toRequest(): Request;
 }
@@ -130,18 +132,23 @@ const authenticate: Middleware = (call, next) => {
   return next();
 };
 
-const route: Middleware = async (call, next) => {
+function withBody(call: Call, text: string, next: () => Promise<Answer>): Promise<Answer> {
+  if (text.length > MAX_BODY) {
+    throw new ApiError('validation_error', 'The request body is too large.', { issues: [{ path: '', message: 'At most 1 MB' }] });
+  }
+  call.bodyText = text;
+  return next();
+}
+
+const route: Middleware = (call, next) => {
   const match = call.engine.router.match(call.method, call.path);
   if (!match) throw new ApiError('not_found', `No route for ${call.method} ${call.path}.`);
   call.route = match.handler;
   call.params = match.params;
-  if (MUTATIONS.has(call.method)) {
-    call.bodyText = await (call as PipelineCall).incoming.text();
-    if (call.bodyText.length > MAX_BODY) {
-      throw new ApiError('validation_error', 'The request body is too large.', { issues: [{ path: '', message: 'At most 1 MB' }] });
-    }
-  }
-  return next();
+  if (!MUTATIONS.has(call.method)) return next();
+  const { incoming } = call as PipelineCall;
+  // A body already held as a string (sandbox.fetch) is used without waiting a turn.
+  return incoming.body !== undefined ? withBody(call, incoming.body, next) : incoming.text().then((text) => withBody(call, text, next));
 };
 
 const authorize: Middleware = (call, next) => {
