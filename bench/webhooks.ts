@@ -86,27 +86,36 @@ async function sample(op: () => unknown, ms: number): Promise<{ ops: number; ite
 }
 
 /**
- * Interleaved rounds, median per case: on a shared machine a burst of load then hits every case
- * alike instead of skewing whichever case ran during it.
+ * Interleaved rounds: each round runs every case for a short slice, in an order that rotates
+ * from round to round. A ratio is taken within each round (its cases ran within the same half
+ * second) and the median round's ratio counts; on a shared machine whose load moves 3x from one
+ * minute to the next, a ratio of two medians taken seconds apart swung from 0.56 to 1.06 over
+ * three runs.
  */
-async function measure(cases: Case[], seconds: number, rounds = 5): Promise<BenchResult[]> {
+async function measure(cases: Case[], seconds: number, rounds = 20): Promise<{ results: BenchResult[]; perRound: number[][] }> {
   for (const c of cases) await sample(c.op, 200); // warm-up (JIT, key caches)
-  const samples = cases.map(() => [] as number[]);
+  const perRound: number[][] = []; // perRound[round][case] = ops per second
   const iterations = cases.map(() => 0);
   for (let round = 0; round < rounds; round++) {
-    for (const [i, c] of cases.entries()) {
-      const { ops, iterations: n } = await sample(c.op, (seconds * 1000) / rounds);
-      samples[i]?.push(ops);
+    const ops: number[] = [];
+    for (let k = 0; k < cases.length; k++) {
+      const i = (k + round) % cases.length;
+      const { ops: o, iterations: n } = await sample((cases[i] as Case).op, (seconds * 1000) / rounds);
+      ops[i] = o;
       iterations[i] = (iterations[i] ?? 0) + n;
     }
+    perRound.push(ops);
   }
-  return cases.map((c, i) => {
-    const sorted = (samples[i] ?? []).sort((a, b) => a - b);
-    return { name: c.name, opsPerSecond: Math.round(sorted[sorted.length >> 1] ?? 0), iterations: iterations[i] ?? 0 };
-  });
+  const results = cases.map((c, i) => ({ name: c.name, opsPerSecond: Math.round(median(perRound.map((ops) => ops[i] ?? 0))), iterations: iterations[i] ?? 0 }));
+  return { results, perRound };
 }
 
-/** Runs the four cases for about `seconds` each (default 2, in 5 interleaved rounds) and returns the figures. */
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[sorted.length >> 1] ?? 0;
+}
+
+/** Runs the cases for about `seconds` each (default 2, in 20 interleaved rounds) and returns the figures. */
 export async function run(options: { seconds?: number; payloadBytes?: number } = {}): Promise<WebhooksBench> {
   const seconds = options.seconds ?? 2;
   const body = payload(options.payloadBytes ?? 1024);
@@ -123,7 +132,7 @@ export async function run(options: { seconds?: number; payloadBytes?: number } =
   Stripe.webhooks.constructEvent(body, header, SECRET);
   await Stripe.webhooks.constructEventAsync(body, header, SECRET, 300, stripeSubtle);
 
-  const results = await measure(
+  const { results, perRound } = await measure(
     [
       { name: 'pix-usdt constructEvent (node:crypto)', op: () => constructEvent(body, headers, SECRET) },
       { name: 'pix-usdt constructEvent (WebCrypto)', op: () => constructEvent(body, headers, SECRET, { engine: 'webcrypto' }) },
@@ -138,11 +147,11 @@ export async function run(options: { seconds?: number; payloadBytes?: number } =
     ],
     seconds,
   );
-  const ops = results.map((r) => r.opsPerSecond) as [number, number, number, number, number];
+  const ratio = (a: number, b: number) => median(perRound.map((ops) => (ops[a] ?? 0) / (ops[b] ?? 1)));
   return {
     payloadBytes: Buffer.byteLength(body),
     results,
-    ratios: { nodeVsStripeSync: ops[0] / ops[2], webcryptoVsStripeSubtle: ops[1] / ops[3], webcryptoVsBareSign: ops[1] / ops[4] },
+    ratios: { nodeVsStripeSync: ratio(0, 2), webcryptoVsStripeSubtle: ratio(1, 3), webcryptoVsBareSign: ratio(1, 4) },
   };
 }
 

@@ -68,8 +68,20 @@ export async function constructEvent(
   const source = first == null && isRequest(headers) ? headers : first;
   const body = toBody(isRequest(source) ? new Uint8Array(await source.arrayBuffer()) : source);
   const verified = verifyBody(body, getHeader(headers, opts.signatureHeader ?? SIGNATURE_HEADER), secret, opts);
-  if (typeof verified !== 'number') await verified;
-  const event = parseEvent(bodyText(body));
+  let event: WebhookEvent;
+  if (typeof verified === 'number') {
+    event = parseEvent(bodyText(body));
+  } else {
+    // WebCrypto signs off the main thread (a worker thread on Node): parse the body meanwhile.
+    // Nothing parsed is used, nor any parse failure reported, before the signature is good.
+    try {
+      event = parseEvent(bodyText(body));
+    } catch (error) {
+      await verified;
+      throw error;
+    }
+    await verified;
+  }
 
   const headerId = getHeader(headers, opts.eventIdHeader ?? EVENT_ID_HEADER);
   if (headerId !== undefined && headerId !== event.id) fail('event_id_mismatch', 'The event id header does not match the id of the signed event');

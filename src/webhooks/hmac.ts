@@ -1,5 +1,4 @@
 import type { Body } from './body.js';
-import { bytesToHex, hexToBytes } from './header.js';
 
 /**
  * Which HMAC implementation to use. `'auto'` (default) takes Node's synchronous `node:crypto`
@@ -41,7 +40,13 @@ function getNodeCrypto(): NodeCrypto | null {
 const encoder = /* @__PURE__ */ new TextEncoder();
 const MAX_KEYS = 16;
 const nodeKeys = new Map<string, unknown>();
-const webKeys = new Map<string, Promise<CryptoKey>>();
+
+/** A WebCrypto key being imported (`ready`), then imported (`key`, set once `ready` resolves). */
+interface WebKey {
+  key?: CryptoKey;
+  ready: Promise<CryptoKey>;
+}
+const webKeys = new Map<string, WebKey>();
 
 /**
  * Keys prepared once per secret: a WebCrypto import costs as much as signing a small body, and
@@ -57,33 +62,42 @@ function cachedKey<T>(keys: Map<string, T>, secret: string, make: (bytes: Uint8A
   return key;
 }
 
-function importKey(bytes: Uint8Array): Promise<CryptoKey> {
-  return crypto.subtle.importKey('raw', bytes as Uint8Array<ArrayBuffer>, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+function importKey(secret: string, bytes: Uint8Array): WebKey {
+  const entry: WebKey = {
+    ready: crypto.subtle.importKey('raw', bytes as Uint8Array<ArrayBuffer>, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']),
+  };
+  entry.ready.then(
+    (key) => (entry.key = key),
+    () => webKeys.get(secret) === entry && webKeys.delete(secret), // a failed import must not stay cached
+  );
+  return entry;
 }
 
-async function webHmac(secret: string, t: string, body: Body): Promise<string> {
+/**
+ * Raw HMAC-SHA256 of `{t}.{body}` with WebCrypto. Once the key is imported,
+ * `subtle.sign` is called before this returns: the caller can work while it runs (on Node, on
+ * a worker thread).
+ */
+function webHmac(secret: string, t: string, body: Body): Promise<ArrayBuffer> {
   let data: Uint8Array;
   if (typeof body === 'string') {
     data = encoder.encode(`${t}.${body}`);
   } else {
     data = new Uint8Array(t.length + 1 + body.length);
-    data.set(encoder.encode(`${t}.`));
+    encoder.encodeInto(`${t}.`, data);
     data.set(body, t.length + 1);
   }
-  const key = cachedKey(webKeys, secret, (bytes) => {
-    const imported = importKey(bytes);
-    imported.catch(() => webKeys.delete(secret)); // a failed import must not stay cached
-    return imported;
-  });
-  return bytesToHex(new Uint8Array(await crypto.subtle.sign('HMAC', await key, data as Uint8Array<ArrayBuffer>)));
+  const { key, ready } = cachedKey(webKeys, secret, (bytes) => importKey(secret, bytes));
+  return key ? crypto.subtle.sign('HMAC', key, data as Uint8Array<ArrayBuffer>) : ready.then((k) => crypto.subtle.sign('HMAC', k, data as Uint8Array<ArrayBuffer>));
 }
 
 /**
- * @internal Hex HMAC-SHA256 of `{t}.{body}`, keyed by the UTF-8 bytes of the whole secret
- * string. The signer and the verifier both come through here. Synchronous on the node:crypto
- * path, where `digest('hex')` measured faster than `digest()` (no Buffer from the pool).
+ * @internal HMAC-SHA256 of `{t}.{body}`, keyed by the UTF-8 bytes of the whole secret string;
+ * the signer and the verifier both come through here. With node:crypto, synchronous and in
+ * hex (`digest('hex')` measured faster than `digest()`: no Buffer from the pool); with
+ * WebCrypto, the raw bytes.
  */
-export function hmac(secret: string, t: string, body: Body, engine: CryptoEngine | undefined): string | Promise<string> {
+export function hmac(secret: string, t: string, body: Body, engine: CryptoEngine | undefined): string | Promise<ArrayBuffer> {
   const node = engine === 'webcrypto' ? null : getNodeCrypto();
   if (!node) return webHmac(secret, t, body);
   const key = cachedKey(nodeKeys, secret, node.createSecretKey);
@@ -92,13 +106,12 @@ export function hmac(secret: string, t: string, body: Body, engine: CryptoEngine
   return (typeof body === 'string' ? h.update(`${t}.${body}`) : h.update(`${t}.`).update(body)).digest('hex');
 }
 
-/** @internal Constant-time check of a hex digest against the 32 bytes of a `v1=` value. */
-export function digestMatches(digestHex: string, candidate: Uint8Array, engine: CryptoEngine | undefined): boolean {
-  const digest = hexToBytes(digestHex);
-  if (!digest || digest.length !== candidate.length) return false;
+/** @internal Constant-time comparison of two digests (node:crypto's where it exists). */
+export function digestsEqual(a: Uint8Array, b: Uint8Array, engine: CryptoEngine | undefined): boolean {
+  if (a.length !== b.length) return false;
   const node = engine === 'webcrypto' ? null : getNodeCrypto();
-  if (node) return node.timingSafeEqual(digest, candidate);
+  if (node) return node.timingSafeEqual(a, b);
   let diff = 0;
-  for (let i = 0; i < digest.length; i++) diff |= (digest[i] as number) ^ (candidate[i] as number);
+  for (let i = 0; i < a.length; i++) diff |= (a[i] as number) ^ (b[i] as number);
   return diff === 0;
 }

@@ -137,9 +137,17 @@ describe.each(ENGINES)('rejections, engine %s', (engine) => {
     expectReason(await rejection(constructEvent(body, headers, SECRET, { now: NOW_MS, engine })), 'event_id_mismatch');
   });
 
-  it('constructEvent: the signature is checked before the payload is parsed', async () => {
+  it('constructEvent: a bad signature is reported before an unparseable payload', async () => {
     const headers = { 'x-service-signature': independentHeader('{"id": ', [OTHER_SECRET]) };
     expectReason(await rejection(constructEvent('{"id": ', headers, SECRET, { now: NOW_MS, engine })), 'no_matching_signature');
+    const bytes = new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]); // not UTF-8
+    const bytesHeaders = { 'x-service-signature': independentHeader(bytes, [OTHER_SECRET]) };
+    expectReason(await rejection(constructEvent(bytes, bytesHeaders, SECRET, { now: NOW_MS, engine })), 'no_matching_signature');
+  });
+
+  it('constructEvent: a signature out of the tolerance is reported before an unparseable payload', async () => {
+    const headers = { 'x-service-signature': independentHeader('{"id": ', [SECRET], NOW - 301) };
+    expectReason(await rejection(constructEvent('{"id": ', headers, SECRET, { now: NOW_MS, engine })), 'timestamp_too_old');
   });
 });
 

@@ -56,6 +56,26 @@ describe('choice of the HMAC implementation', () => {
     expect(subtleSign).toHaveBeenCalledTimes(1);
   });
 
+  it('verifications started while the key is being imported share one import, and each verifies its own body', async () => {
+    const importKey = vi.spyOn(crypto.subtle, 'importKey');
+    const webhooks = await freshModule();
+    const bodies = Array.from({ length: 5 }, (_, i) => body.replace('evt_1', `evt_${i}`));
+    const verified = bodies.map((b) => webhooks.verifySignature(b, independentHeader(b, [SECRET]), SECRET, { now: NOW_MS, engine: 'webcrypto' }));
+    const tampered = webhooks.verifySignature(bodies[0] as string, independentHeader(bodies[1] as string, [SECRET]), SECRET, { now: NOW_MS, engine: 'webcrypto' });
+    await expect(Promise.all(verified)).resolves.toEqual(bodies.map(() => NOW));
+    await expect(tampered).rejects.toMatchObject({ reason: 'no_matching_signature' });
+    expect(importKey).toHaveBeenCalledTimes(1);
+  });
+
+  it('a failed WebCrypto key import is not cached: the next verification imports again', async () => {
+    const importKey = vi.spyOn(crypto.subtle, 'importKey').mockRejectedValueOnce(new Error('import failed'));
+    const webhooks = await freshModule();
+    const header = independentHeader(body, [SECRET]);
+    await expect(webhooks.verifySignature(body, header, SECRET, { now: NOW_MS, engine: 'webcrypto' })).rejects.toThrow('import failed');
+    await expect(webhooks.verifySignature(body, header, SECRET, { now: NOW_MS, engine: 'webcrypto' })).resolves.toBe(NOW);
+    expect(importKey).toHaveBeenCalledTimes(2);
+  });
+
   it('the WebCrypto key cache is bounded and still correct past its bound', async () => {
     const importKey = vi.spyOn(crypto.subtle, 'importKey');
     const webhooks = await freshModule();
