@@ -32,7 +32,7 @@ function plainHeaders(headers: object): Map<string, string> | null {
     const value: unknown = (headers as Record<string, unknown>)[name];
     if (typeof value !== 'string' || !TOKEN.test(name) || !FIELD_VALUE.test(value)) return null;
     const key = name.toLowerCase();
-    const trimmed = value.replace(EDGE_WHITESPACE, '');
+    const trimmed = value.length > 0 && (value.charCodeAt(0) <= 32 || value.charCodeAt(value.length - 1) <= 32) ? value.replace(EDGE_WHITESPACE, '') : value;
     const previous = map.get(key);
     map.set(key, previous === undefined ? trimmed : `${previous}, ${trimmed}`);
   }

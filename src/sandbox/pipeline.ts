@@ -311,8 +311,33 @@ export function toResponse(answer: Answer): Response {
   return new Response(answer.body, { status: answer.status, headers: answer.headers });
 }
 
-interface PipelineCall extends Call {
-  incoming: Incoming;
+class PipelineCall implements Call {
+  readonly headers: HeaderReader;
+  readonly method: string;
+  readonly path: string;
+  readonly search: string;
+  tenant: TenantState | null = null;
+  key: KeyRec | null = null;
+  route: RouteDef | null = null;
+  params: Record<string, string> = {};
+  bodyText = '';
+  at = 0;
+  #request: Request | undefined;
+
+  constructor(
+    readonly engine: Engine,
+    readonly incoming: Incoming,
+    readonly requestId: string,
+  ) {
+    this.headers = incoming.headers;
+    this.method = incoming.method.toUpperCase();
+    this.path = incoming.url.pathname;
+    this.search = incoming.url.search;
+  }
+
+  get request(): Request {
+    return (this.#request ??= this.incoming.toRequest());
+  }
 }
 
 /** Runs a request through the engine's pipeline. The answer's headers carry `x-request-id`. */
@@ -320,26 +345,7 @@ export async function runPipeline(engine: Engine, incoming: Incoming): Promise<A
   const requestId = `req_${engine.random.uuid().replaceAll('-', '')}`;
   let answer: Answer;
   try {
-    const { url } = incoming;
-    let request: Request | undefined;
-    const call: PipelineCall = {
-      engine,
-      incoming,
-      get request() {
-        return (request ??= incoming.toRequest());
-      },
-      headers: incoming.headers,
-      requestId,
-      method: incoming.method.toUpperCase(),
-      path: url.pathname,
-      search: url.search,
-      tenant: null,
-      key: null,
-      route: null,
-      params: {},
-      bodyText: '',
-      at: 0,
-    };
+    const call = new PipelineCall(engine, incoming, requestId);
     const stages = engine.middlewares;
     const run = (i: number): Promise<Answer> => {
       const stage = stages[i];
@@ -354,5 +360,6 @@ export async function runPipeline(engine: Engine, incoming: Incoming): Promise<A
   } catch (error) {
     answer = errorAnswer(error, requestId);
   }
-  return { status: answer.status, body: answer.body, headers: { ...answer.headers, 'x-request-id': requestId } };
+  const headers = answer.headers;
+  return { status: answer.status, body: answer.body, headers: { ...headers, 'x-request-id': requestId } };
 }
