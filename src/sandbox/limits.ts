@@ -72,22 +72,25 @@ function levels(scope: LimitScope, at: number): Array<{ usage: Usage; key: strin
 /** Adds `delta` BRL at `at` after checking every level (when the delta is positive). */
 export function changeUsage(scope: LimitScope, at: number, delta: Big): void {
   const rows = levels(scope, at);
+  const next = rows.map((row) => {
+    const used = row.usage.get(row.key);
+    return used === undefined ? delta : delta.plus(used);
+  });
   if (delta.gt(0)) {
-    for (const row of rows) {
-      const used = new Big(row.usage.get(row.key) ?? '0');
-      if (used.plus(delta).gt(row.ceiling)) {
+    rows.forEach((row, i) => {
+      if ((next[i] as Big).gt(row.ceiling)) {
         const why = row.label.startsWith('user') && !scope.kycApproved ? ': the user\'s KYC is not approved, so the user limit is 0' : '';
         throw new ApiError('transaction_limit_exceeded', `The ${row.label} limit would be exceeded${why}.`, {
           limit: row.label.replace(' ', '_'),
         });
       }
-    }
+    });
   }
-  for (const row of rows) {
-    const next = new Big(row.usage.get(row.key) ?? '0').plus(delta);
-    if (next.lte(0)) row.usage.delete(row.key);
-    else row.usage.set(row.key, next.toFixed(2));
-  }
+  rows.forEach((row, i) => {
+    const value = next[i] as Big;
+    if (value.lte(0)) row.usage.delete(row.key);
+    else row.usage.set(row.key, value.toFixed(2));
+  });
 }
 
 /** Moves a reservation to `amount` BRL (checking the increase); returns the new reservation. */

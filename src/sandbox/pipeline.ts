@@ -34,6 +34,7 @@ export interface Incoming {
 
 /** Case-insensitive header lookup, as `Headers.get`. */
 export interface HeaderReader {
+  /** The value of a header (several joined with `, `), or `null` without one. */
   get(name: string): string | null;
 }
 
@@ -342,7 +343,7 @@ class PipelineCall implements Call {
 
 /** Runs a request through the engine's pipeline. The answer's headers carry `x-request-id`. */
 export async function runPipeline(engine: Engine, incoming: Incoming): Promise<Answer> {
-  const requestId = `req_${engine.random.uuid().replaceAll('-', '')}`;
+  const requestId = `req_${engine.random.uuidHex()}`;
   let answer: Answer;
   try {
     const call = new PipelineCall(engine, incoming, requestId);

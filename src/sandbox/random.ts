@@ -124,6 +124,17 @@ export class Random {
     return this.#s === null ? v4() : v4({ random: this.bytes(16) });
   }
 
+  /** The 32 hex digits of a UUID v4: `uuid()` without its dashes, from the same draw. */
+  uuidHex(): string {
+    if (this.#s === null) return v4().replaceAll('-', '');
+    const b = this.bytes(16);
+    b[6] = ((b[6] as number) & 0x0f) | 0x40;
+    b[8] = ((b[8] as number) & 0x3f) | 0x80;
+    let out = '';
+    for (let i = 0; i < 16; i++) out += BYTE_HEX[b[i] as number] as string;
+    return out;
+  }
+
   /** `length` base62 characters. */
   base62(length: number): string {
     const bytes = this.bytes(length);
