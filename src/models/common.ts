@@ -5,12 +5,14 @@
  * The models use `zod/mini` (about 5 kB gzipped in a browser bundle, against about 26 kB
  * for `import * as z from 'zod'`); see docs/decisions.md.
  *
- * Every schema is built inside a `/* @__PURE__ *\/ (() => ...)()`: bundlers drop a pure call
- * only when its arguments are pure too, so this is what lets a partner's bundle shed the schemas
- * it does not use (the request bodies, in a browser app that only calls the API).
+ * Every schema is a `/* @__PURE__ *\/ lazy(() => ...)` (./lazy.ts): built on first use, so that
+ * importing the package does not build the schemas a program never touches (issue 6, cold
+ * start), and dropped by bundlers when unused, since the call is pure and its argument is a
+ * function (the request bodies, in a browser app that only calls the API).
  * @module
  */
 import * as z from 'zod/mini';
+import { lazy } from './lazy.js';
 
 /** How the client checks what the API returns. */
 export type ValidationMode = 'strict' | 'warn' | 'off';
@@ -76,48 +78,48 @@ export function toIssues(issues: ReadonlyArray<{ path: readonly PropertyKey[]; m
 }
 
 /** An identifier: a UUID in canonical text form. */
-export const Uuid = /* @__PURE__ */ (() =>
+export const Uuid = /* @__PURE__ */ lazy(() =>
   z.string().check(
     z.regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'Expected a UUID'),
-  ))();
+  ));
 
 /** A non-negative decimal amount as a string (`"100"`, `"100.25"`); never a float. */
-export const Decimal = /* @__PURE__ */ (() =>
+export const Decimal = /* @__PURE__ */ lazy(() =>
   z.string().check(
     z.regex(/^(0|[1-9]\d{0,17})(\.\d{1,18})?$/, 'Expected a non-negative decimal string such as "100.00"'),
-  ))();
+  ));
 
 /** An ISO 8601 date-time in UTC, as the API writes it. */
-export const Timestamp = /* @__PURE__ */ (() =>
-  z.string())();
+export const Timestamp = /* @__PURE__ */ lazy(() =>
+  z.string());
 
 /** A timestamp that may be absent: nullable on every resource, since the reference promises none. */
-export const OptionalTimestamp = /* @__PURE__ */ (() =>
-  z.nullable(z.string()))();
+export const OptionalTimestamp = /* @__PURE__ */ lazy(() =>
+  z.nullable(z.string()));
 
 /** A string the reference cannot promise: nullable. */
-export const NullableString = /* @__PURE__ */ (() =>
-  z.nullable(z.string()))();
+export const NullableString = /* @__PURE__ */ lazy(() =>
+  z.nullable(z.string()));
 
 /** Free-form partner data sent on a request: string keys, string values. */
-export const Metadata = /* @__PURE__ */ (() =>
-  z.record(z.string(), z.string()))();
+export const Metadata = /* @__PURE__ */ lazy(() =>
+  z.record(z.string(), z.string()));
 
 /**
  * Metadata as the API answers it. Checked as an object only: `z.record` alone costs 0.6 kB
  * gzipped in the browser bundle of the client, and the values were checked on the way in.
  */
-export const AnsweredMetadata = /* @__PURE__ */ (() =>
-  z.looseObject({}) as unknown as z.ZodMiniType<Record<string, string>>)();
+export const AnsweredMetadata = /* @__PURE__ */ lazy(() =>
+  z.looseObject({}) as unknown as z.ZodMiniType<Record<string, string>>);
 
 /** One problem found in a request: a dotted JSON path and a message. */
-export const ErrorIssue = /* @__PURE__ */ (() =>
-  z.looseObject({ path: z.string(), message: z.string() }))();
+export const ErrorIssue = /* @__PURE__ */ lazy(() =>
+  z.looseObject({ path: z.string(), message: z.string() }));
 /** One problem found in a request. */
 export type ErrorIssue = z.infer<typeof ErrorIssue>;
 
 /** The error envelope every error response carries. */
-export const ErrorEnvelope = /* @__PURE__ */ (() =>
+export const ErrorEnvelope = /* @__PURE__ */ lazy(() =>
   z.looseObject({
     code: z.string(),
     message: z.string(),
@@ -129,7 +131,7 @@ export const ErrorEnvelope = /* @__PURE__ */ (() =>
         upstream: z.optional(z.string()),
       }),
     ),
-  }))();
+  }));
 /** The error envelope every error response carries. */
 export type ErrorEnvelope = z.infer<typeof ErrorEnvelope>;
 
@@ -143,20 +145,21 @@ export interface ListEnvelope<T> {
 
 /** The schema of a page of `item`. */
 export function listOf<T>(item: z.ZodMiniType<T>): z.ZodMiniType<ListEnvelope<T>> {
-  return z.looseObject({ data: z.array(item), next_cursor: z.nullable(z.string()) }) as unknown as z.ZodMiniType<
+  // Lazy too: the resources call this when their module loads.
+  return lazy(() => z.looseObject({ data: z.array(item), next_cursor: z.nullable(z.string()) })) as unknown as z.ZodMiniType<
     ListEnvelope<T>
   >;
 }
 
 /** Page size: 1 to 100 (default 50 on the server). */
-export const Limit = /* @__PURE__ */ (() =>
-  z.int().check(z.gte(1), z.lte(100)))();
+export const Limit = /* @__PURE__ */ lazy(() =>
+  z.int().check(z.gte(1), z.lte(100)));
 
 /** The query every listing takes. */
-export const ListParams = /* @__PURE__ */ (() =>
+export const ListParams = /* @__PURE__ */ lazy(() =>
   z.object({
     limit: z.optional(Limit),
     cursor: z.optional(z.string()),
-  }))();
+  }));
 /** The query every listing takes. */
 export type ListParams = z.infer<typeof ListParams>;

@@ -3,6 +3,7 @@
  * @module
  */
 import * as z from 'zod/mini';
+import { lazy } from './lazy.js';
 import { Decimal, ListParams, NullableString, OptionalTimestamp, Timestamp, Uuid, openEnum } from './common.js';
 import { NETWORKS } from './quotes.js';
 
@@ -56,7 +57,7 @@ export const TRANSACTION_TYPES = ['pix_onramp', 'pix_offramp'] as const;
 export type TransactionType = (typeof TRANSACTION_TYPES)[number];
 
 /** An accepted quote, followed from the deposit to its end. */
-export const Conversion = /* @__PURE__ */ (() =>
+export const Conversion = /* @__PURE__ */ lazy(() =>
   z.looseObject({
     id: z.string(),
     user_id: z.string(),
@@ -83,17 +84,17 @@ export const Conversion = /* @__PURE__ */ (() =>
     failure_reason: z.nullable(openEnum(FAILURE_REASONS)),
     created_at: Timestamp,
     updated_at: Timestamp,
-  }))();
+  }));
 /** An accepted quote, followed from the deposit to its end. */
 export type Conversion = z.infer<typeof Conversion>;
 
 /** Query of `GET /v1/conversions`. */
-export const ListConversionsParams = /* @__PURE__ */ (() =>
+export const ListConversionsParams = /* @__PURE__ */ lazy(() =>
   z.extend(ListParams, {
     status: z.optional(z.enum(CONVERSION_STATUSES)),
     user_id: z.optional(Uuid),
     transaction_type: z.optional(z.enum(TRANSACTION_TYPES)),
-  }))();
+  }));
 /** Query of `GET /v1/conversions`. */
 export type ListConversionsParams = z.infer<typeof ListConversionsParams>;
 
@@ -113,7 +114,7 @@ export const TRANSACTION_STATUSES = [
 export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
 
 /** The settlement leg of a conversion. */
-export const Transaction = /* @__PURE__ */ (() =>
+export const Transaction = /* @__PURE__ */ lazy(() =>
   z.looseObject({
     id: z.string(),
     user_id: z.string(),
@@ -136,27 +137,27 @@ export const Transaction = /* @__PURE__ */ (() =>
     created_at: Timestamp,
     updated_at: Timestamp,
     completed_at: OptionalTimestamp,
-  }))();
+  }));
 /** The settlement leg of a conversion. */
 export type Transaction = z.infer<typeof Transaction>;
 
 /** Body of `POST /v1/transactions`. */
-export const CreateTransactionBody = /* @__PURE__ */ (() =>
-  z.strictObject({ quote_id: Uuid }))();
+export const CreateTransactionBody = /* @__PURE__ */ lazy(() =>
+  z.strictObject({ quote_id: Uuid }));
 /** Body of `POST /v1/transactions`. */
 export type CreateTransactionBody = z.infer<typeof CreateTransactionBody>;
 
 /** Query of `GET /v1/transactions`. */
-export const ListTransactionsParams = /* @__PURE__ */ (() =>
+export const ListTransactionsParams = /* @__PURE__ */ lazy(() =>
   z.extend(ListParams, {
     user_id: z.optional(Uuid),
     status: z.optional(z.enum(TRANSACTION_STATUSES)),
-  }))();
+  }));
 /** Query of `GET /v1/transactions`. */
 export type ListTransactionsParams = z.infer<typeof ListTransactionsParams>;
 
 /** Body of the onramp-paid and offramp-deposit helpers. */
-export const SimulatePaymentBody = /* @__PURE__ */ (() =>
+export const SimulatePaymentBody = /* @__PURE__ */ lazy(() =>
   z.strictObject({
     /** Amount paid or deposited; omitted means the quoted amount. */
     amount: z.optional(Decimal),
@@ -166,39 +167,39 @@ export const SimulatePaymentBody = /* @__PURE__ */ (() =>
     confirmed: z.optional(z.boolean()),
     /** Sandbox, offramp: the address the USDT was sent to; another than the issued one gives standby `wrong_address`. */
     deposit_address: z.optional(z.string().check(z.maxLength(100))),
-  }))();
+  }));
 /** Body of the onramp-paid and offramp-deposit helpers. */
 export type SimulatePaymentBody = z.infer<typeof SimulatePaymentBody>;
 
 /** Body of the deposit alias helper (`/deposit`): the amount is required there. */
-export const SimulateDepositBody = /* @__PURE__ */ (() =>
+export const SimulateDepositBody = /* @__PURE__ */ lazy(() =>
   z.strictObject({
     amount: Decimal,
     settle: z.optional(z.boolean()),
     confirmed: z.optional(z.boolean()),
     deposit_address: z.optional(z.string().check(z.maxLength(100))),
-  }))();
+  }));
 /** Body of the deposit alias helper. */
 export type SimulateDepositBody = z.infer<typeof SimulateDepositBody>;
 
 /** Body of the expire helper. */
-export const ExpireConversionBody = /* @__PURE__ */ (() =>
-  z.strictObject({ occurred_at: z.optional(z.iso.datetime()) }))();
+export const ExpireConversionBody = /* @__PURE__ */ lazy(() =>
+  z.strictObject({ occurred_at: z.optional(z.iso.datetime()) }));
 /** Body of the expire helper. */
 export type ExpireConversionBody = z.infer<typeof ExpireConversionBody>;
 
 /** Body of the fail helper. */
-export const FailConversionBody = /* @__PURE__ */ (() =>
+export const FailConversionBody = /* @__PURE__ */ lazy(() =>
   z.strictObject({
     reason: z.enum(FAIL_REASONS),
     occurred_at: z.optional(z.iso.datetime()),
-  }))();
+  }));
 /** Body of the fail helper. */
 export type FailConversionBody = z.infer<typeof FailConversionBody>;
 
 /** Body of the fail-crypto and fail-pix alias helpers: the reason is implied by the path. */
-export const FailAliasBody = /* @__PURE__ */ (() =>
-  z.strictObject({ occurred_at: z.optional(z.iso.datetime()) }))();
+export const FailAliasBody = /* @__PURE__ */ lazy(() =>
+  z.strictObject({ occurred_at: z.optional(z.iso.datetime()) }));
 /** Body of the fail-crypto and fail-pix alias helpers. */
 export type FailAliasBody = z.infer<typeof FailAliasBody>;
 
@@ -206,10 +207,10 @@ export type FailAliasBody = z.infer<typeof FailAliasBody>;
 export const KYC_HELPER_STATUSES = ['approved', 'rejected', 'in_review', 'expired'] as const;
 
 /** Body of `POST /v1/test_helpers/users/{id}/kyc`. */
-export const ForceKycBody = /* @__PURE__ */ (() =>
+export const ForceKycBody = /* @__PURE__ */ lazy(() =>
   z.strictObject({
     status: z.enum(KYC_HELPER_STATUSES),
     rejection_reason: z.optional(z.string().check(z.maxLength(500))),
-  }))();
+  }));
 /** Body of `POST /v1/test_helpers/users/{id}/kyc`. */
 export type ForceKycBody = z.infer<typeof ForceKycBody>;

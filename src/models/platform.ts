@@ -3,10 +3,11 @@
  * @module
  */
 import * as z from 'zod/mini';
+import { lazy } from './lazy.js';
 import { ListParams, NullableString, OptionalTimestamp, Timestamp, openEnum } from './common.js';
 
 /** An API key. `api_key` (the secret) is present only where it is issued: a rotation, or a new tenant (sandbox). */
-export const ApiKey = /* @__PURE__ */ (() =>
+export const ApiKey = /* @__PURE__ */ lazy(() =>
   z.looseObject({
     id: z.string(),
     key_prefix: z.string(),
@@ -14,13 +15,13 @@ export const ApiKey = /* @__PURE__ */ (() =>
     capabilities: z.array(z.string()),
     name: z.string(),
     created_at: Timestamp,
-  }))();
+  }));
 /** An API key. */
 export type ApiKey = z.infer<typeof ApiKey>;
 
 /** An API key as the rotation returns it: with its secret, shown this once. */
-export const ApiKeyWithSecret = /* @__PURE__ */ (() =>
-  z.looseObject({ ...ApiKey.shape, api_key: z.string() }))();
+export const ApiKeyWithSecret = /* @__PURE__ */ lazy(() =>
+  z.looseObject({ ...ApiKey.shape, api_key: z.string() }));
 /** An API key with its secret. */
 export type ApiKeyWithSecret = z.infer<typeof ApiKeyWithSecret>;
 
@@ -48,7 +49,7 @@ export type EventType = (typeof EVENT_TYPES)[number];
 export const WEBHOOK_ENDPOINT_STATUSES = ['active', 'disabled'] as const;
 
 /** A webhook endpoint. The full secret is only in the creation and rotation answers. */
-export const WebhookEndpoint = /* @__PURE__ */ (() =>
+export const WebhookEndpoint = /* @__PURE__ */ lazy(() =>
   z.looseObject({
     id: z.string(),
     url: z.string(),
@@ -59,64 +60,64 @@ export const WebhookEndpoint = /* @__PURE__ */ (() =>
     secret_last_four: z.string(),
     created_at: Timestamp,
     updated_at: Timestamp,
-  }))();
+  }));
 /** A webhook endpoint. */
 export type WebhookEndpoint = z.infer<typeof WebhookEndpoint>;
 
 /** A webhook endpoint with its signing secret (`whsec_...`), shown once. */
-export const WebhookEndpointWithSecret = /* @__PURE__ */ (() =>
-  z.looseObject({ ...WebhookEndpoint.shape, secret: z.string() }))();
+export const WebhookEndpointWithSecret = /* @__PURE__ */ lazy(() =>
+  z.looseObject({ ...WebhookEndpoint.shape, secret: z.string() }));
 /** A webhook endpoint with its signing secret. */
 export type WebhookEndpointWithSecret = z.infer<typeof WebhookEndpointWithSecret>;
 
 /** The answer to a secret rotation: the new secret, and until when the old one still signs. */
-export const RotatedWebhookSecret = /* @__PURE__ */ (() =>
+export const RotatedWebhookSecret = /* @__PURE__ */ lazy(() =>
   z.looseObject({
     ...WebhookEndpoint.shape,
     secret: z.string(),
     previous_secret_expires_at: OptionalTimestamp,
-  }))();
+  }));
 /** The answer to a secret rotation. */
 export type RotatedWebhookSecret = z.infer<typeof RotatedWebhookSecret>;
 
-const HttpsUrl = /* @__PURE__ */ (() =>
-  z.string().check(z.maxLength(2048), z.regex(/^https:\/\/[^\s/?#]+[^\s]*$/i, 'Expected an https:// URL')))();
-const EventTypes = /* @__PURE__ */ (() =>
-  z.array(z.string().check(z.regex(/^([a-z_]+\.[a-z_]+|\*)$/, 'Expected an event kind such as conversion.completed'))).check(z.minLength(1)))();
+const HttpsUrl = /* @__PURE__ */ lazy(() =>
+  z.string().check(z.maxLength(2048), z.regex(/^https:\/\/[^\s/?#]+[^\s]*$/i, 'Expected an https:// URL')));
+const EventTypes = /* @__PURE__ */ lazy(() =>
+  z.array(z.string().check(z.regex(/^([a-z_]+\.[a-z_]+|\*)$/, 'Expected an event kind such as conversion.completed'))).check(z.minLength(1)));
 
 /** Body of `POST /v1/webhook_endpoints`. `event_types` may be `["*"]` for every kind. */
-export const CreateWebhookEndpointBody = /* @__PURE__ */ (() =>
+export const CreateWebhookEndpointBody = /* @__PURE__ */ lazy(() =>
   z.strictObject({
     url: HttpsUrl,
     event_types: EventTypes,
     description: z.optional(z.string().check(z.maxLength(500))),
-  }))();
+  }));
 /** Body of `POST /v1/webhook_endpoints`. */
 export type CreateWebhookEndpointBody = z.infer<typeof CreateWebhookEndpointBody>;
 
 /** Body of `PATCH /v1/webhook_endpoints/{id}`. */
-export const UpdateWebhookEndpointBody = /* @__PURE__ */ (() =>
+export const UpdateWebhookEndpointBody = /* @__PURE__ */ lazy(() =>
   z.strictObject({
     url: z.optional(HttpsUrl),
     event_types: z.optional(EventTypes),
     description: z.optional(z.nullable(z.string().check(z.maxLength(500)))),
     status: z.optional(z.enum(WEBHOOK_ENDPOINT_STATUSES)),
-  }))();
+  }));
 /** Body of `PATCH /v1/webhook_endpoints/{id}`. */
 export type UpdateWebhookEndpointBody = z.infer<typeof UpdateWebhookEndpointBody>;
 
 /** Body of `POST /v1/webhook_endpoints/{id}/rotate_secret`. */
-export const RotateWebhookSecretBody = /* @__PURE__ */ (() =>
+export const RotateWebhookSecretBody = /* @__PURE__ */ lazy(() =>
   z.strictObject({
     /** How long the old secret keeps signing beside the new one (0 to 7 days; default 24 hours). */
     grace_period_seconds: z.optional(z.int().check(z.gte(0), z.lte(604_800))),
-  }))();
+  }));
 /** Body of `POST /v1/webhook_endpoints/{id}/rotate_secret`. */
 export type RotateWebhookSecretBody = z.infer<typeof RotateWebhookSecretBody>;
 
 /** The answer to deleting a webhook endpoint. */
-export const DeletedWebhookEndpoint = /* @__PURE__ */ (() =>
-  z.looseObject({ id: z.string(), deleted: z.boolean() }))();
+export const DeletedWebhookEndpoint = /* @__PURE__ */ lazy(() =>
+  z.looseObject({ id: z.string(), deleted: z.boolean() }));
 /** The answer to deleting a webhook endpoint. */
 export type DeletedWebhookEndpoint = z.infer<typeof DeletedWebhookEndpoint>;
 
@@ -124,18 +125,18 @@ export type DeletedWebhookEndpoint = z.infer<typeof DeletedWebhookEndpoint>;
 export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 
 /** One attempt to deliver an event. */
-export const WebhookDeliveryAttempt = /* @__PURE__ */ (() =>
+export const WebhookDeliveryAttempt = /* @__PURE__ */ lazy(() =>
   z.looseObject({
     attempted_at: Timestamp,
     response_status: z.nullable(z.number()),
     latency_ms: z.number(),
     error: NullableString,
-  }))();
+  }));
 /** One attempt to deliver an event. */
 export type WebhookDeliveryAttempt = z.infer<typeof WebhookDeliveryAttempt>;
 
 /** The delivery of one event to one endpoint, with every attempt. */
-export const WebhookDelivery = /* @__PURE__ */ (() =>
+export const WebhookDelivery = /* @__PURE__ */ lazy(() =>
   z.looseObject({
     id: z.string(),
     webhook_endpoint_id: z.string(),
@@ -150,51 +151,51 @@ export const WebhookDelivery = /* @__PURE__ */ (() =>
     attempts: z.array(WebhookDeliveryAttempt),
     created_at: Timestamp,
     updated_at: Timestamp,
-  }))();
+  }));
 /** The delivery of one event to one endpoint. */
 export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
 
 /** Query of `GET /v1/webhook_endpoints/{id}/deliveries`. */
-export const ListWebhookDeliveriesParams = /* @__PURE__ */ (() =>
+export const ListWebhookDeliveriesParams = /* @__PURE__ */ lazy(() =>
   z.extend(ListParams, {
     status: z.optional(z.enum(WEBHOOK_DELIVERY_STATUSES)),
     event_id: z.optional(z.string()),
-  }))();
+  }));
 /** Query of `GET /v1/webhook_endpoints/{id}/deliveries`. */
 export type ListWebhookDeliveriesParams = z.infer<typeof ListWebhookDeliveriesParams>;
 
 /** The envelope of a webhook event: `data.object` is the resource as it was at the change. */
-export const EventEnvelope = /* @__PURE__ */ (() =>
+export const EventEnvelope = /* @__PURE__ */ lazy(() =>
   z.looseObject({
     id: z.string(),
     type: z.string(),
     created_at: Timestamp,
     data: z.looseObject({ object: z.record(z.string(), z.unknown()) }),
-  }))();
+  }));
 /** The envelope of a webhook event. */
 export type EventEnvelope = z.infer<typeof EventEnvelope>;
 
 /** Sandbox extension: body of `POST /v1/test_helpers/tenants`. */
-export const CreateTenantBody = /* @__PURE__ */ (() =>
-  z.strictObject({ capabilities: z.optional(z.array(z.string())) }))();
+export const CreateTenantBody = /* @__PURE__ */ lazy(() =>
+  z.strictObject({ capabilities: z.optional(z.array(z.string())) }));
 /** Sandbox extension: body of `POST /v1/test_helpers/tenants`. */
 export type CreateTenantBody = z.infer<typeof CreateTenantBody>;
 
 /** Sandbox extension: answer of `POST /v1/test_helpers/tenants`. */
-export const Tenant = /* @__PURE__ */ (() =>
-  z.looseObject({ tenant_id: z.string(), api_key: ApiKeyWithSecret }))();
+export const Tenant = /* @__PURE__ */ lazy(() =>
+  z.looseObject({ tenant_id: z.string(), api_key: ApiKeyWithSecret }));
 /** Sandbox extension: a new tenant and its first API key. */
 export type Tenant = z.infer<typeof Tenant>;
 
 /** Sandbox extension: the tenant's virtual clock. */
-export const ClockState = /* @__PURE__ */ (() =>
-  z.looseObject({ now: Timestamp }))();
+export const ClockState = /* @__PURE__ */ lazy(() =>
+  z.looseObject({ now: Timestamp }));
 /** Sandbox extension: the tenant's virtual clock. */
 export type ClockState = z.infer<typeof ClockState>;
 
 /** Sandbox extension: body of `POST /v1/test_helpers/clock/advance`. */
-export const AdvanceClockBody = /* @__PURE__ */ (() =>
-  z.strictObject({ seconds: z.number().check(z.gte(0), z.lte(31_536_000)) }))();
+export const AdvanceClockBody = /* @__PURE__ */ lazy(() =>
+  z.strictObject({ seconds: z.number().check(z.gte(0), z.lte(31_536_000)) }));
 /** Sandbox extension: body of `POST /v1/test_helpers/clock/advance`. */
 export type AdvanceClockBody = z.infer<typeof AdvanceClockBody>;
 

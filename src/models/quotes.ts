@@ -3,6 +3,7 @@
  * @module
  */
 import * as z from 'zod/mini';
+import { lazy } from './lazy.js';
 import { Decimal, ListParams, NullableString, OptionalTimestamp, Timestamp, Uuid, openEnum } from './common.js';
 
 /** Quote states, in the reference's spelling (`cancelled`). */
@@ -19,7 +20,7 @@ export type PixKeyType = (typeof PIX_KEY_TYPES)[number];
 export const NETWORKS = ['polygon'] as const;
 
 /** A priced offer to convert between BRL and USDT. */
-export const Quote = /* @__PURE__ */ (() =>
+export const Quote = /* @__PURE__ */ lazy(() =>
   z.looseObject({
     id: z.string(),
     user_id: z.string(),
@@ -44,7 +45,7 @@ export const Quote = /* @__PURE__ */ (() =>
     consumed_at: OptionalTimestamp,
     consumed_by_conversion_id: NullableString,
     created_at: Timestamp,
-  }))();
+  }));
 /** A priced offer to convert between BRL and USDT. */
 export type Quote = z.infer<typeof Quote>;
 
@@ -56,7 +57,7 @@ function oneAmount(body: { source_amount?: string | undefined; target_amount?: s
 const ONE_AMOUNT = { message: 'Give exactly one of source_amount and target_amount', path: ['source_amount'] };
 
 /** Body of an onramp quote: BRL paid by Pix becomes USDT delivered to a wallet. */
-export const OnrampQuoteBody = /* @__PURE__ */ (() =>
+export const OnrampQuoteBody = /* @__PURE__ */ lazy(() =>
   z
     .strictObject({
       user_id: Uuid,
@@ -67,12 +68,12 @@ export const OnrampQuoteBody = /* @__PURE__ */ (() =>
       destination_wallet_address: z.string().check(z.regex(/^0x[0-9a-fA-F]{40}$/, 'Expected a Polygon address (0x and 40 hex digits)')),
       destination_wallet_network: z.enum(NETWORKS),
     })
-    .check(z.refine(oneAmount, ONE_AMOUNT)))();
+    .check(z.refine(oneAmount, ONE_AMOUNT)));
 /** Body of an onramp quote. */
 export type OnrampQuoteBody = z.infer<typeof OnrampQuoteBody>;
 
 /** Body of an offramp quote: USDT deposited on chain becomes BRL paid out by Pix. */
-export const OfframpQuoteBody = /* @__PURE__ */ (() =>
+export const OfframpQuoteBody = /* @__PURE__ */ lazy(() =>
   z
     .strictObject({
       user_id: Uuid,
@@ -84,27 +85,27 @@ export const OfframpQuoteBody = /* @__PURE__ */ (() =>
       pix_key_type: z.enum(PIX_KEY_TYPES),
       deposit_network: z.enum(NETWORKS),
     })
-    .check(z.refine(oneAmount, ONE_AMOUNT)))();
+    .check(z.refine(oneAmount, ONE_AMOUNT)));
 /** Body of an offramp quote. */
 export type OfframpQuoteBody = z.infer<typeof OfframpQuoteBody>;
 
 /** Body of `POST /v1/quotes`: one of the two directions, told apart by `source_currency`. */
-export const CreateQuoteBody = /* @__PURE__ */ (() =>
-  z.discriminatedUnion('source_currency', [OnrampQuoteBody, OfframpQuoteBody]))();
+export const CreateQuoteBody = /* @__PURE__ */ lazy(() =>
+  z.discriminatedUnion('source_currency', [OnrampQuoteBody, OfframpQuoteBody]));
 /** Body of `POST /v1/quotes`. */
 export type CreateQuoteBody = z.infer<typeof CreateQuoteBody>;
 
 /** Query of `GET /v1/quotes`. */
-export const ListQuotesParams = /* @__PURE__ */ (() =>
+export const ListQuotesParams = /* @__PURE__ */ lazy(() =>
   z.extend(ListParams, {
     user_id: z.optional(Uuid),
     status: z.optional(z.enum(QUOTE_STATUSES)),
-  }))();
+  }));
 /** Query of `GET /v1/quotes`. */
 export type ListQuotesParams = z.infer<typeof ListQuotesParams>;
 
 /** Body of `POST /v1/quotes/{id}/accept`: nothing is required; the body is reserved. */
-export const AcceptQuoteBody = /* @__PURE__ */ (() =>
-  z.strictObject({}))();
+export const AcceptQuoteBody = /* @__PURE__ */ lazy(() =>
+  z.strictObject({}));
 /** Body of `POST /v1/quotes/{id}/accept`. */
 export type AcceptQuoteBody = z.infer<typeof AcceptQuoteBody>;
