@@ -1,0 +1,132 @@
+/**
+ * Webhook verification where only WebCrypto exists (issue 4: "far faster than Stripe's WebCrypto
+ * path where only WebCrypto exists"): the built `pix-usdt/webhooks` and Stripe's browser build
+ * (its `worker` export, what Workers, Deno and Bun load) verify the same 1 kB delivery inside
+ * Debian's Chromium, driven by playwright-core. A bare `crypto.subtle.sign` with the key imported
+ * once is measured beside them, as a reference. Rounds interleave the cases in a rotating order;
+ * each ratio is taken within a round and the median round counts (as bench/webhooks.ts).
+ *
+ * Run: `npm run build && node --import tsx bench/webhooks-browser.ts`; or call `run()`.
+ */
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
+import { chromium } from 'playwright-core';
+
+const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
+const root = new URL('../', import.meta.url).pathname;
+
+/** What {@link run} returns. */
+export interface BrowserWebhooksBench {
+  browser: string;
+  results: Array<{ name: string; opsPerSecond: number }>;
+  ratios: {
+    /** ours / Stripe's constructEventAsync: "far faster" (read as at least 2). */
+    oursVsStripe: number;
+    /** ours / a bare subtle.sign with the key imported once. */
+    oursVsBareSign: number;
+  };
+}
+
+// Runs in the page: the same payload, header and case list as bench/webhooks.ts.
+const PAGE = `
+import { constructEvent, signPayload } from './dist/webhooks.js';
+import Stripe from 'stripe';
+
+const SECRET = 'whsec_bench_0123456789abcdefghijklmnopqrstuvwxyz';
+const event = { id: '6f1d2c8e-4b7a-4e21-9d3f-0a8b7c6d5e4f', type: 'conversion.completed', created_at: '2025-01-01T12:00:00.000Z',
+  data: { object: { id: '0c9b8a7d-6e5f-4a3b-8c2d-1e0f9a8b7c6d', status: 'completed', metadata: { note: '' } } } };
+event.data.object.metadata.note = 'x'.repeat(1024 - JSON.stringify(event).length);
+const body = JSON.stringify(event);
+
+async function sample(op, ms) {
+  let n = 0;
+  const start = performance.now();
+  while (performance.now() < start + ms) { for (let i = 0; i < 50; i++) await op(); n += 50; }
+  return n / ((performance.now() - start) / 1000);
+}
+const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+
+globalThis.__bench = async (rounds, roundMs) => {
+  const t = Math.floor(Date.now() / 1000);
+  const header = await signPayload(body, SECRET, { timestamp: t });
+  const headers = { 'x-service-signature': header };
+  const stripe = Stripe.createSubtleCryptoProvider();
+  const key = await crypto.subtle.importKey('raw', new TextEncoder().encode(SECRET), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const signed = new TextEncoder().encode(t + '.' + body);
+  const cases = [
+    ['pix-usdt constructEvent (WebCrypto, in Chromium)', () => constructEvent(body, headers, SECRET)],
+    ['stripe constructEventAsync (SubtleCryptoProvider, in Chromium)', () => Stripe.webhooks.constructEventAsync(body, header, SECRET, 300, stripe)],
+    ['reference: bare crypto.subtle.sign (key imported once, in Chromium)', () => crypto.subtle.sign('HMAC', key, signed)],
+  ];
+  // Each case must accept the delivery before it is timed.
+  if ((await constructEvent(body, headers, SECRET)).id !== event.id) throw new Error('ours rejected the delivery');
+  if ((await Stripe.webhooks.constructEventAsync(body, header, SECRET, 300, stripe)).id !== event.id) throw new Error('Stripe rejected the delivery');
+  for (const [, op] of cases) await sample(op, 300);
+  const perRound = [];
+  for (let r = 0; r < rounds; r++) {
+    const ops = [];
+    for (let k = 0; k < cases.length; k++) { const i = (k + r) % cases.length; ops[i] = await sample(cases[i][1], roundMs); }
+    perRound.push(ops);
+  }
+  return {
+    browser: navigator.userAgent,
+    results: cases.map(([name], i) => ({ name, opsPerSecond: Math.round(median(perRound.map((o) => o[i]))) })),
+    ratios: { oursVsStripe: median(perRound.map((o) => o[0] / o[1])), oursVsBareSign: median(perRound.map((o) => o[0] / o[2])) },
+    hasNodeGlobals: typeof globalThis.process !== 'undefined' || typeof globalThis.Buffer !== 'undefined',
+  };
+};
+globalThis.__ready = true;
+`;
+
+/** Runs the cases in Chromium (20 rounds of `roundMs` per case) and returns the figures. */
+export async function run(options: { rounds?: number; roundMs?: number } = {}): Promise<BrowserWebhooksBench> {
+  if (!existsSync(CHROMIUM)) throw new Error(`Chromium is not installed at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)`);
+  if (!existsSync(`${root}dist/webhooks.js`)) throw new Error('dist/ is missing: run npm run build first');
+  const bundle = await build({
+    stdin: { contents: PAGE, resolveDir: root, loader: 'js' },
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    write: false,
+    logLevel: 'silent',
+    tsconfigRaw: '{}',
+  });
+  const script = bundle.outputFiles[0]!.text;
+  const server = createServer((req, res) => {
+    if (req.url === '/page.js') res.writeHead(200, { 'content-type': 'text/javascript' }).end(script);
+    else res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><meta charset="utf-8"><script type="module" src="/page.js"></script>');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update'] });
+  try {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    await page.waitForFunction(() => '__ready' in globalThis);
+    const rounds = options.rounds ?? 20;
+    const roundMs = options.roundMs ?? 150;
+    const result = (await page.evaluate(
+      ([r, ms]) => (globalThis as unknown as { __bench: (r: number, ms: number) => Promise<unknown> }).__bench(r, ms),
+      [rounds, roundMs] as const,
+    )) as BrowserWebhooksBench & { hasNodeGlobals: boolean };
+    if (errors.length > 0) throw new Error(`the page failed: ${errors.join('; ')}`);
+    if (result.hasNodeGlobals) throw new Error('the page sees Node globals: not a WebCrypto-only runtime');
+    return { browser: result.browser, results: result.results, ratios: result.ratios };
+  } finally {
+    await browser.close();
+    server.close();
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const bench = await run();
+  console.log(bench.browser);
+  console.table(bench.results);
+  console.log(`ours / Stripe constructEventAsync: x${bench.ratios.oursVsStripe.toFixed(2)}; ours / bare subtle.sign: x${bench.ratios.oursVsBareSign.toFixed(2)}`);
+}
