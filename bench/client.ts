@@ -1,8 +1,10 @@
 // Client overhead (issue 6): a GET and a POST through `PixUsdt` against an in-process handler,
 // next to a bare `fetch` of the same handler. Target: the client within 2x of bare fetch for
 // both, response validation included.
-import { PixUsdt } from '../src/index.js';
 import { compare, table, type Figure } from './measure.js';
+import { client as built } from './package.js';
+
+const { PixUsdt } = built;
 
 const user = {
   id: '6f1c0a34-5d8e-4b7a-9c1d-2e3f4a5b6c7d', external_id: 'bench', name: 'Bench User', email: null,

@@ -7,11 +7,15 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { PixUsdt } from '../src/index.js';
-import { type Sandbox, createSandbox } from '../src/sandbox/index.js';
+import type { PixUsdt as Client } from '../src/index.js';
+import type { Sandbox } from '../src/sandbox/index.js';
 import { createListener } from '../src/server/adapter.js';
 import { bareFetchGet } from './client.js';
 import { compare } from './measure.js';
+import { client as built, sandbox as builtSandbox } from './package.js';
+
+const { PixUsdt } = built;
+const { createSandbox } = builtSandbox;
 
 /** Names of the side-by-side figures (bench/run.ts reads them). */
 export const BARE_FETCH = 'bare fetch GET of a trivial handler (the unit of issue 6)';
@@ -44,7 +48,7 @@ async function measure(name: string, iterations: number, op: (i: number) => Prom
   return { name, iterations, opsPerSecond: Math.round((iterations / ms) * 1000), microsecondsPerOp: Math.round((ms / iterations) * 1000 * 10) / 10 };
 }
 
-async function setupUser(sandbox: Sandbox, client: PixUsdt): Promise<string> {
+async function setupUser(sandbox: Sandbox, client: Client): Promise<string> {
   const user = await client.users.create({ external_id: 'bench', name: 'Bench', document_type: 'cpf', document_number: cpf(1) });
   await client.testHelpers.users.kyc(user.id, { status: 'approved' });
   return user.id;
@@ -77,7 +81,7 @@ export async function run(options: { iterations?: number } = {}): Promise<BenchR
     ),
   );
 
-  const lifecycle = (lifeClient: PixUsdt, lifeUser: string) => async (): Promise<void> => {
+  const lifecycle = (lifeClient: Client, lifeUser: string) => async (): Promise<void> => {
     const quote = await lifeClient.quotes.create({
       user_id: lifeUser,
       source_currency: 'USDT',
