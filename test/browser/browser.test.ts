@@ -5,10 +5,10 @@ import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { build } from 'esbuild';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../support/browser.js';
 
-const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 const root = new URL('../../', import.meta.url).pathname;
 
 let server: Server;
@@ -16,9 +16,6 @@ let browser: Browser;
 let origin: string;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium is not installed at ${CHROMIUM}: the browser test cannot run. Install it (apt-get install -y chromium) or set CHROMIUM_PATH.`);
-  }
   if (!existsSync(`${root}dist/index.js`)) throw new Error('dist/ is missing: run npm run build first.');
   const bundle = await build({
     entryPoints: [`${root}test/browser/page.ts`],
@@ -44,15 +41,14 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {
   await browser?.close();
-  await new Promise((resolve) => server?.close(resolve));
+  // A beforeAll that threw before listening leaves a server that never started: close() on it
+  // would wait for a 'close' event that never comes.
+  if (server?.listening) await new Promise((resolve) => server.close(resolve));
 });
 
 describe('in Chromium', () => {
