@@ -9,8 +9,8 @@
 // straight into the tenant's collection (src/sandbox/collection.ts), shaped as `acceptQuote`
 // shapes them (src/sandbox/services/conversions.ts), each with its own id and amount strings.
 // They get no timers and no limit reservations: neither is involved in listing.
-import { Engine, type EngineSettings } from '../src/sandbox/engine.js';
-import type { ConversionRec, TenantState } from '../src/sandbox/state.js';
+import { Engine, type EngineSettings } from '../src/sandbox/core/platform.js';
+import type { ConversionRec, TenantState } from '../src/sandbox/core/state.js';
 import { compare, table, type Figure } from './measure.js';
 
 const STATUSES: ConversionRec['status'][] = ['completed', 'completed', 'completed', 'completed', 'completed', 'expired', 'canceled', 'standby', 'failed', 'awaiting_deposit'];

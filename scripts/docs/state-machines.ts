@@ -4,7 +4,7 @@
  * then the rows and refusals as tables.
  * @module
  */
-import { CONVERSION_MACHINE, KYC_MACHINE, QUOTE_MACHINE, TRANSACTION_MACHINE } from '../../src/sandbox/machines.js';
+import { CONVERSION_MACHINE, KYC_MACHINE, QUOTE_MACHINE, TRANSACTION_MACHINE } from '../../src/sandbox/core/machines.js';
 import { GENERATED_NOTICE } from './notice.js';
 
 /** The shape of a machine this generator reads (the engine's `Machine`, widened). */

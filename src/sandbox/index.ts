@@ -8,28 +8,28 @@
  * ```
  * @module
  */
-import type { Duration, SandboxClock } from './clock.js';
-import { Engine, type EngineEvents } from './engine.js';
-import { DEFAULT_LIMITS, type LimitPair, type LimitSettings } from './limits.js';
-import { type Answer, type Middleware, incomingOf } from './pipeline.js';
-import type { PricingSettings } from './pricing.js';
-import { type SandboxSnapshot, loadSnapshot, takeSnapshot } from './snapshot.js';
-import type { SandboxEvent, TenantState } from './state.js';
-import { FaultInjector, NETWORK_FAULT_HEADER, type SandboxFaults } from './faults/index.js';
-import { SandboxResponse, fastIncoming } from './fetch.js';
-import { type SandboxWebhooks, type WebhookDeliveryOptions, type WebhookTransport, WebhookService } from './webhooks/index.js';
+import type { Duration, SandboxClock } from './core/clock.js';
+import { Engine, type EngineEvents } from './core/platform.js';
+import { DEFAULT_LIMITS, type LimitPair, type LimitSettings } from './core/limits.js';
+import { type Answer, type Middleware, incomingOf } from './http/pipeline.js';
+import type { PricingSettings } from './core/pricing.js';
+import { type SandboxSnapshot, loadSnapshot, takeSnapshot } from './core/snapshot.js';
+import type { SandboxEvent, TenantState } from './core/state.js';
+import { FaultInjector, NETWORK_FAULT_HEADER, type SandboxFaults } from './plugins/faults/index.js';
+import { SandboxResponse, fastIncoming } from './http/fetch.js';
+import { type SandboxWebhooks, type WebhookDeliveryOptions, type WebhookTransport, WebhookService } from './plugins/webhooks/index.js';
 
-export { ApiError, ERROR_STATUS, type ErrorCode } from './errors.js';
-export { CAPABILITIES, type Capability } from './capabilities.js';
-export { DEFAULT_PRICING, type PricingSettings } from './pricing.js';
-export { DEFAULT_LIMITS, type LimitPair, type LimitSettings } from './limits.js';
-export type { Duration, SandboxClock } from './clock.js';
-export type { SandboxEvent } from './state.js';
-export type { SandboxSnapshot, TenantSnapshot } from './snapshot.js';
-export * from './webhooks/public.js';
-export * from './faults/public.js';
-export type { Answer, Call, HeaderReader, Middleware } from './pipeline.js';
-export { CONVERSION_MACHINE, KYC_MACHINE, QUOTE_MACHINE, TRANSACTION_MACHINE, type Machine, type Transition } from './machines.js';
+export { ApiError, ERROR_STATUS, type ErrorCode } from './core/errors.js';
+export { CAPABILITIES, type Capability } from './core/capabilities.js';
+export { DEFAULT_PRICING, type PricingSettings } from './core/pricing.js';
+export { DEFAULT_LIMITS, type LimitPair, type LimitSettings } from './core/limits.js';
+export type { Duration, SandboxClock } from './core/clock.js';
+export type { SandboxEvent } from './core/state.js';
+export type { SandboxSnapshot, TenantSnapshot } from './core/snapshot.js';
+export * from './plugins/webhooks/public.js';
+export * from './plugins/faults/public.js';
+export type { Answer, Call, HeaderReader, Middleware } from './http/pipeline.js';
+export { CONVERSION_MACHINE, KYC_MACHINE, QUOTE_MACHINE, TRANSACTION_MACHINE, type Machine, type Transition } from './core/machines.js';
 export {
   SANDBOX_PIX_EMAIL,
   SANDBOX_PIX_EVP,
@@ -37,8 +37,8 @@ export {
   SANDBOX_PIX_NOT_FOUND_EVP,
   SANDBOX_PIX_NOT_FOUND_PHONE,
   SANDBOX_PIX_PHONE,
-} from './pix.js';
-export { isValidCnpj, isValidCpf } from './documents.js';
+} from './core/pix.js';
+export { isValidCnpj, isValidCpf } from './core/documents.js';
 
 /** Options of {@link createSandbox}. */
 export interface SandboxOptions {

@@ -22,7 +22,7 @@
  * @module
  */
 import { type HttpHandler, HttpResponse, http } from 'msw';
-import { isNetworkFault } from './faults/marker.js';
+import { isNetworkFault } from './plugins/faults/marker.js';
 import type { Sandbox } from './index.js';
 
 /** The sandbox API's public base URL, the client's default for `sk_test_` keys. */

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../../scripts/docs/generated.js';
 import { MACHINES, edgeLabel, mermaidDiagram, renderStateMachines } from '../../scripts/docs/state-machines.js';
-import { CONVERSION_MACHINE, KYC_MACHINE, QUOTE_MACHINE, TRANSACTION_MACHINE } from '../../src/sandbox/machines.js';
+import { CONVERSION_MACHINE, KYC_MACHINE, QUOTE_MACHINE, TRANSACTION_MACHINE } from '../../src/sandbox/core/machines.js';
 
 interface Edge {
   from: string;

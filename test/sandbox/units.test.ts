@@ -2,11 +2,11 @@
  * The engine's building blocks: documents, router, collection indexes, pricing, cursors.
  */
 import { describe, expect, it } from 'vitest';
-import { Collection } from '../../src/sandbox/collection.js';
-import { decodeCursor, encodeCursor } from '../../src/sandbox/cursor.js';
-import { isValidCnpj, isValidCpf, normalizeCnpj } from '../../src/sandbox/documents.js';
-import { DEFAULT_PRICING, price } from '../../src/sandbox/pricing.js';
-import { TrieRouter } from '../../src/sandbox/router.js';
+import { Collection } from '../../src/sandbox/core/collection.js';
+import { decodeCursor, encodeCursor } from '../../src/sandbox/http/cursor.js';
+import { isValidCnpj, isValidCpf, normalizeCnpj } from '../../src/sandbox/core/documents.js';
+import { DEFAULT_PRICING, price } from '../../src/sandbox/core/pricing.js';
+import { TrieRouter } from '../../src/sandbox/http/router.js';
 
 describe('documents', () => {
   it('CPF check digits', () => {

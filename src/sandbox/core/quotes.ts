@@ -1,0 +1,97 @@
+/**
+ * Quotes: creation with pricing and Pix key resolution, and the quote machine.
+ * @module
+ */
+import type { CreateQuoteBody } from '../../models/index.js';
+import type { Scope } from './platform.js';
+import { ApiError } from './errors.js';
+import { QUOTE_MACHINE, type QuoteTrigger, step } from './machines.js';
+import { resolvePixKey } from './pix.js';
+import { type Direction, type PricingSettings, price } from './pricing.js';
+import type { QuoteRec, TenantState } from './state.js';
+import { liveUser } from './users.js';
+
+/** The price feed, or 503 price_feed_unavailable. */
+export function livePricing(pricing: PricingSettings): PricingSettings {
+  if (!pricing.available) throw new ApiError('price_feed_unavailable', 'The price feed is unavailable; try again later.');
+  return pricing;
+}
+
+/** A quote of the tenant, or quote_not_found. */
+export function getQuote(tenant: TenantState, id: string): QuoteRec {
+  const quote = tenant.quotes.get(id);
+  if (!quote) throw new ApiError('quote_not_found', 'No such quote.');
+  return quote;
+}
+
+/** Applies a quote transition (refusals answer quote_expired, quote_already_consumed...). */
+export function moveQuote(scope: Scope, quote: QuoteRec, trigger: QuoteTrigger, consumedBy: string | null = null): void {
+  const row = step(QUOTE_MACHINE, quote.status, trigger);
+  scope.tenant.quotes.update(quote, (q) => {
+    q.status = row.to;
+    if (trigger === 'consume') {
+      q.consumedAt = scope.at;
+      q.consumedBy = consumedBy;
+    }
+  });
+}
+
+/** Creates a quote from a request body. */
+export function createQuote(scope: Scope, body: CreateQuoteBody): QuoteRec {
+  const { engine, tenant, at } = scope;
+  liveUser(tenant, body.user_id);
+  const direction: Direction = body.source_currency === 'BRL' ? 'onramp' : 'offramp';
+  const holder = body.source_currency === 'USDT' ? resolvePixKey(body.pix_key_type, body.pix_key) : null;
+  const priced = price(livePricing(engine.pricing), direction, { source: body.source_amount, target: body.target_amount });
+  return insertQuote(scope, {
+    userId: body.user_id,
+    direction,
+    priced,
+    walletAddress: body.source_currency === 'BRL' ? body.destination_wallet_address : null,
+    pix: body.source_currency === 'USDT' && holder ? { key: body.pix_key, type: body.pix_key_type, holder } : null,
+    at,
+  });
+}
+
+/** Stores a priced quote (also used for liquidation quotes). */
+export function insertQuote(
+  scope: Scope,
+  q: {
+    userId: string;
+    direction: Direction;
+    priced: ReturnType<typeof price>;
+    walletAddress: string | null;
+    pix: { key: string; type: QuoteRec['pixKeyType']; holder: { name: string; documentMasked: string } } | null;
+    at: number;
+    pixVerifiedAt?: number | null;
+  },
+): QuoteRec {
+  const { engine, tenant } = scope;
+  step(QUOTE_MACHINE, null, 'create');
+  const rec: QuoteRec = {
+    id: engine.random.uuid(),
+    seq: 0,
+    userId: q.userId,
+    direction: q.direction,
+    sourceAmount: engine.intern(q.priced.sourceAmount),
+    targetAmount: engine.intern(q.priced.targetAmount),
+    exchangeRate: engine.intern(q.priced.exchangeRate),
+    spreadBps: q.priced.spreadBps,
+    feeUsdt: engine.intern(q.priced.withdrawalFeeUsdt),
+    netTargetAmount: engine.intern(q.priced.netTargetAmount),
+    walletAddress: q.walletAddress === null ? null : engine.intern(q.walletAddress),
+    pixKey: q.pix ? engine.intern(q.pix.key) : null,
+    pixKeyType: q.pix?.type ?? null,
+    holderName: q.pix ? engine.intern(q.pix.holder.name) : null,
+    holderDocument: q.pix ? engine.intern(q.pix.holder.documentMasked) : null,
+    pixVerifiedAt: q.pix ? (q.pixVerifiedAt ?? q.at) : null,
+    status: 'active',
+    expiresAt: q.at + engine.settings.quoteTtlMs,
+    consumedAt: null,
+    consumedBy: null,
+    createdAt: q.at,
+  };
+  tenant.quotes.insert(rec);
+  engine.schedule(tenant, rec.expiresAt, 'quote.ttl', rec.id);
+  return rec;
+}

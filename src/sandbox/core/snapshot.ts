@@ -1,0 +1,154 @@
+/**
+ * `snapshot()` / `restore()`: the whole engine state as JSON (every tenant, its clock time,
+ * keys, idempotency records, rate windows, usage, event log), with timers re-created from
+ * the state on restore. Snapshots hold API key secrets: treat them as test fixtures only.
+ * @module
+ */
+import type { Engine } from './platform.js';
+import type { LimitSettings } from './limits.js';
+import type { PricingSettings } from './pricing.js';
+import type { RandomState } from './random.js';
+import { rescheduleAll } from './timers.js';
+import {
+  type ConversionRec,
+  type IdempotencyRec,
+  type KeyRec,
+  type QuoteRec,
+  type SandboxEvent,
+  type TransactionRec,
+  type UserRec,
+  createTenantState,
+} from './state.js';
+
+/** One tenant in a snapshot. */
+export interface TenantSnapshot {
+  /** The tenant's id. */
+  id: string;
+  /** The tenant's virtual time (ISO 8601). */
+  now: string;
+  /** Users, as stored. */
+  users: UserRec[];
+  /** Quotes, as stored. */
+  quotes: QuoteRec[];
+  /** Conversions, as stored. */
+  conversions: ConversionRec[];
+  /** Transactions, as stored. */
+  transactions: TransactionRec[];
+  /** API keys, secrets included. */
+  keys: KeyRec[];
+  /** Completed idempotency records (those still running are left out). */
+  idempotency: IdempotencyRec[];
+  /** `POST /v1/quotes` times per API key id (the quote rate limit's sliding window). */
+  rateWindows: Array<[string, number[]]>;
+  /** Limit usage of the tenant and its users: bucket key and BRL amount. */
+  usage: Array<[string, string]>;
+  /** The recorded event log, oldest first. */
+  events: SandboxEvent[];
+  /** State of later layers (webhook endpoints and deliveries, fault plans). */
+  extensions: Record<string, unknown>;
+}
+
+/** A JSON snapshot of a sandbox. */
+export interface SandboxSnapshot {
+  /** Marks the data as a sandbox snapshot. */
+  format: 'pix-usdt-sandbox';
+  /** Version of the snapshot format. */
+  version: 1;
+  /** The sandbox's environment. */
+  environment: 'sandbox' | 'production';
+  /** State of the id and secret generator (`null` when not seeded). */
+  random: RandomState;
+  /** The secret that signs pagination cursors. */
+  cursorSecret: string;
+  /** The pricing in force. */
+  pricing: PricingSettings;
+  /** The volume limits in force. */
+  limits: LimitSettings;
+  /** Platform-level limit usage: bucket key and BRL amount. */
+  platformUsage: Array<[string, string]>;
+  /** Id of the default tenant. */
+  defaultTenantId: string;
+  /** Id of the default tenant's API key (the sandbox's `apiKey`). */
+  defaultKeyId: string;
+  /** Every tenant. */
+  tenants: TenantSnapshot[];
+}
+
+/** Takes a snapshot (a deep copy: later changes do not affect it). */
+export function takeSnapshot(engine: Engine): SandboxSnapshot {
+  const tenants: TenantSnapshot[] = [...engine.tenants.values()].map((t) => ({
+    id: t.id,
+    now: new Date(t.clock.nowMs()).toISOString(),
+    users: [...t.users.all()],
+    quotes: [...t.quotes.all()],
+    conversions: [...t.conversions.all()],
+    transactions: [...t.transactions.all()],
+    keys: t.keys,
+    idempotency: [...t.idempotency.values()].filter((r) => !r.running),
+    rateWindows: [...t.rateWindows.entries()],
+    usage: [...t.usage.entries()],
+    events: engine.eventsOf(t),
+    extensions: t.extensions,
+  }));
+  const snapshot: SandboxSnapshot = {
+    format: 'pix-usdt-sandbox',
+    version: 1,
+    environment: engine.settings.environment,
+    random: engine.random.state,
+    cursorSecret: engine.cursorSecret,
+    pricing: engine.pricing,
+    limits: engine.limits,
+    platformUsage: [...engine.platformUsage.entries()],
+    defaultTenantId: engine.defaultTenantId,
+    defaultKeyId: engine.defaultKeyId,
+    tenants,
+  };
+  return JSON.parse(JSON.stringify(snapshot)) as SandboxSnapshot;
+}
+
+/**
+ * Replaces the engine's state with a snapshot. Each tenant's clock is set to the snapshot's
+ * time, or to `notBefore` when that is later (reset never moves a clock backwards).
+ */
+export function loadSnapshot(engine: Engine, input: SandboxSnapshot | string, notBefore?: number): void {
+  const snap = (typeof input === 'string' ? JSON.parse(input) : JSON.parse(JSON.stringify(input))) as SandboxSnapshot;
+  if (snap?.format !== 'pix-usdt-sandbox' || snap.version !== 1) throw new TypeError('Not a pix-usdt sandbox snapshot (format version 1).');
+  if (snap.environment !== engine.settings.environment) {
+    throw new TypeError(`The snapshot is of a ${snap.environment} sandbox; this one is ${engine.settings.environment}.`);
+  }
+  engine.random.state = snap.random;
+  engine.cursorSecret = snap.cursorSecret;
+  engine.pricing = snap.pricing;
+  engine.limits = snap.limits;
+  engine.platformUsage = new Map(snap.platformUsage);
+  engine.defaultTenantId = snap.defaultTenantId;
+  engine.defaultKeyId = snap.defaultKeyId;
+  engine.tenants = new Map();
+  engine.keys = new Map();
+  for (const t of snap.tenants) {
+    const clock = engine.newClock(t.id);
+    clock.set(Math.max(Date.parse(t.now), notBefore ?? -Infinity));
+    const tenant = createTenantState(t.id, clock);
+    for (const u of t.users) {
+      tenant.users.insert(u);
+      tenant.cpfIndex.set(u.cpf, u.id);
+      tenant.externalIdIndex.set(u.externalId, u.id);
+    }
+    for (const q of t.quotes) tenant.quotes.insert(q);
+    for (const c of t.conversions) tenant.conversions.insert(c);
+    for (const x of t.transactions) tenant.transactions.insert(x);
+    tenant.keys = t.keys;
+    for (const k of t.keys) engine.keys.set(k.secret, k);
+    for (const r of [...t.idempotency].sort((a, b) => a.startedAt - b.startedAt)) {
+      tenant.idempotency.set(r.key, r);
+      tenant.idempotencyOrder.push([r.startedAt, r.key]);
+    }
+    tenant.rateWindows = new Map(t.rateWindows);
+    tenant.usage = new Map(t.usage);
+    tenant.events = t.events;
+    tenant.extensions = t.extensions;
+    engine.tenants.set(t.id, tenant);
+    rescheduleAll(tenant);
+    engine.webhooks?.onRestore(tenant);
+  }
+}

@@ -1,0 +1,257 @@
+/**
+ * Records to wire objects (the shapes of src/models), including the fields derived on
+ * output: deposit addresses, Pix BR Codes, Pix and chain transaction ids.
+ * @module
+ */
+import type { ApiKey, Conversion, KycStatusView, Quote, Transaction, User, WalletBalance } from '../../models/index.js';
+import { maskCpf } from './documents.js';
+import { SANDBOX_PIX_EVP } from './pix.js';
+import { derivedHex } from './random.js';
+import type { ConversionRec, KeyRec, QuoteRec, TransactionRec, UserRec } from './state.js';
+
+// A lifecycle writes the same few instants many times (created, updated, deadlines), in
+// several answers and events: a bounded memo of their ISO strings.
+const ISO = new Map<number, string>();
+
+/** ISO 8601 in UTC. */
+export function iso(ms: number): string {
+  let out = ISO.get(ms);
+  if (out === undefined) {
+    out = new Date(ms).toISOString();
+    if (ISO.size >= MEMO_MAX) ISO.delete(ISO.keys().next().value as number);
+    ISO.set(ms, out);
+  }
+  return out;
+}
+
+// Identifiers derived from a record id (addresses, hashes, Pix ids), kept per id: a lifecycle
+// serializes the same conversion several times. Shared by sandboxes, which is safe because the
+// results depend on the arguments alone; keyed by the record's own id string, whose hash V8 keeps.
+const MEMO_MAX = 4096;
+const DERIVED = new Map<string, Record<string, string>>();
+
+function derived(id: string, kind: string, make: () => string): string {
+  let forId = DERIVED.get(id);
+  if (forId === undefined) {
+    if (DERIVED.size >= MEMO_MAX) DERIVED.delete(DERIVED.keys().next().value as string);
+    DERIVED.set(id, (forId = {}));
+  }
+  return (forId[kind] ??= make());
+}
+
+function isoOrNull(ms: number | null): string | null {
+  return ms === null ? null : iso(ms);
+}
+
+/** The deposit address issued for an offramp conversion: deterministic per id. */
+export function depositAddress(id: string): string {
+  return derived(id, 'address', () => `0x${derivedHex(`address:${id}`, 40)}`);
+}
+
+function tlv(id: string, value: string): string {
+  return `${id}${String(value.length).padStart(2, '0')}${value}`;
+}
+
+function crc16(text: string): string {
+  let crc = 0xffff;
+  for (let i = 0; i < text.length; i++) {
+    crc ^= text.charCodeAt(i) << 8;
+    for (let b = 0; b < 8; b++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+  }
+  return crc.toString(16).toUpperCase().padStart(4, '0');
+}
+
+/** A Pix BR Code (EMV "copia e cola") for paying `amount` BRL, deterministic per id. */
+export function pixQrCode(id: string, amount: string): string {
+  return derived(id, `qr:${amount}`, () => brCode(id, amount));
+}
+
+function brCode(id: string, amount: string): string {
+  const txid = derivedHex(`txid:${id}`, 25).toUpperCase();
+  const payload =
+    tlv('00', '01') +
+    tlv('01', '12') +
+    tlv('26', tlv('00', 'br.gov.bcb.pix') + tlv('01', SANDBOX_PIX_EVP)) +
+    tlv('52', '0000') +
+    tlv('53', '986') +
+    tlv('54', amount) +
+    tlv('58', 'BR') +
+    tlv('59', 'PIX USDT SANDBOX') +
+    tlv('60', 'SAO PAULO') +
+    tlv('62', tlv('05', txid)) +
+    '6304';
+  return payload + crc16(payload);
+}
+
+function pixTxId(id: string): string {
+  return derived(id, 'pixtx', () => derivedHex(`pixtx:${id}`, 32));
+}
+
+function pixE2eId(id: string, at: number): string {
+  return derived(id, `e2e${at}`, () => e2eOf(id, at));
+}
+
+function e2eOf(id: string, at: number): string {
+  const d = new Date(at);
+  const stamp = `${d.getUTCFullYear()}${String(d.getUTCMonth() + 1).padStart(2, '0')}${String(d.getUTCDate()).padStart(2, '0')}${String(d.getUTCHours()).padStart(2, '0')}${String(d.getUTCMinutes()).padStart(2, '0')}`;
+  return `E00000000${stamp}${derivedHex(`e2e:${id}`, 11)}`;
+}
+
+function usdtTxHash(id: string): string {
+  return derived(id, 'usdt', () => `0x${derivedHex(`usdt:${id}`, 64)}`);
+}
+
+/** A user on the wire. */
+export function userOut(u: UserRec): User {
+  return {
+    id: u.id,
+    external_id: u.externalId,
+    name: u.name,
+    email: u.email,
+    date_of_birth: u.dateOfBirth,
+    user_type: 'individual',
+    document_type: 'cpf',
+    document_masked: maskCpf(u.cpf),
+    risk_profile: 'conservative',
+    kyc_status: u.kycStatus,
+    kyc_approved_at: isoOrNull(u.kycApprovedAt),
+    kyc_expires_at: isoOrNull(u.kycExpiresAt),
+    custody_status: 'not_enrolled',
+    custody_status_updated_at: iso(u.createdAt),
+    metadata: u.metadata,
+    created_at: iso(u.createdAt),
+    updated_at: iso(u.updatedAt),
+  };
+}
+
+/** The KYC status view. */
+export function kycViewOut(u: UserRec): KycStatusView {
+  const s = u.submission;
+  return {
+    user_id: u.id,
+    kyc_status: u.kycStatus,
+    kyc_approved_at: isoOrNull(u.kycApprovedAt),
+    kyc_expires_at: isoOrNull(u.kycExpiresAt),
+    latest_submission: s && {
+      id: s.id,
+      user_id: u.id,
+      provider: 'sandbox',
+      external_id: `sandbox_${s.id.slice(0, 8)}`,
+      status: s.status,
+      submitted_at: isoOrNull(s.submittedAt),
+      result_at: isoOrNull(s.resultAt),
+      rejection_reason: s.rejectionReason,
+      created_at: iso(s.createdAt),
+    },
+  };
+}
+
+/** A user's wallet balance. */
+export function walletOut(u: UserRec): WalletBalance {
+  return {
+    asset: 'USDT',
+    balance: u.balance,
+    available_balance: u.balance,
+    network: 'polygon',
+    wallet_id: u.walletId,
+    updated_at: iso(u.walletUpdatedAt),
+    stale: false,
+  };
+}
+
+/** A quote on the wire. */
+export function quoteOut(q: QuoteRec): Quote {
+  const onramp = q.direction === 'onramp';
+  return {
+    id: q.id,
+    user_id: q.userId,
+    source_amount: q.sourceAmount,
+    source_currency: onramp ? 'BRL' : 'USDT',
+    target_amount: q.targetAmount,
+    target_currency: onramp ? 'USDT' : 'BRL',
+    exchange_rate: q.exchangeRate,
+    spread_bps: q.spreadBps,
+    withdrawal_fee_usdt: q.feeUsdt,
+    net_target_amount: q.netTargetAmount,
+    destination_wallet_address: q.walletAddress,
+    destination_wallet_network: onramp ? 'polygon' : null,
+    pix_key: q.pixKey,
+    pix_key_type: q.pixKeyType,
+    deposit_network: onramp ? null : 'polygon',
+    pix_holder_name: q.holderName,
+    pix_holder_document_masked: q.holderDocument,
+    pix_key_verified_at: isoOrNull(q.pixVerifiedAt),
+    status: q.status,
+    expires_at: iso(q.expiresAt),
+    consumed_at: isoOrNull(q.consumedAt),
+    consumed_by_conversion_id: q.consumedBy,
+    created_at: iso(q.createdAt),
+  };
+}
+
+/** A conversion on the wire. */
+export function conversionOut(c: ConversionRec): Conversion {
+  const onramp = c.direction === 'onramp';
+  return {
+    id: c.id,
+    user_id: c.userId,
+    quote_id: c.quoteId,
+    liquidation_quote_id: c.liquidationQuoteId,
+    transaction_type: onramp ? 'pix_onramp' : 'pix_offramp',
+    status: c.status,
+    expected_source_amount: c.expected,
+    received_amount: c.received,
+    source_currency: onramp ? 'BRL' : 'USDT',
+    target_amount: c.targetAmount,
+    target_currency: onramp ? 'USDT' : 'BRL',
+    deposit_window_expires_at: iso(c.windowExpiresAt),
+    standby_at: isoOrNull(c.standbyAt),
+    standby_expires_at: c.standbyAt === null ? null : iso(c.standbyAt + STANDBY_MS),
+    standby_reason: c.standbyReason,
+    deposit_address: onramp ? null : depositAddress(c.id),
+    deposit_address_network: onramp ? null : 'polygon',
+    pix_qr_code: onramp ? pixQrCode(c.id, c.expected) : null,
+    pix_tx_id: c.pixAt === null ? null : pixTxId(c.id),
+    pix_e2e_id: c.pixAt === null ? null : pixE2eId(c.id, c.pixAt),
+    usdt_tx_hash: c.usdtAt === null ? null : usdtTxHash(c.id),
+    completed_at: isoOrNull(c.completedAt),
+    failure_reason: c.failureReason,
+    created_at: iso(c.createdAt),
+    updated_at: iso(c.updatedAt),
+  };
+}
+
+/** A transaction on the wire. */
+export function transactionOut(t: TransactionRec): Transaction {
+  return {
+    id: t.id,
+    user_id: t.userId,
+    quote_id: t.quoteId,
+    type: 'pix_onramp',
+    status: t.status,
+    source_amount: t.sourceAmount,
+    source_currency: 'BRL',
+    target_amount: t.targetAmount,
+    target_currency: 'USDT',
+    exchange_rate: t.exchangeRate,
+    pix_qr_code: pixQrCode(t.id, t.sourceAmount),
+    pix_tx_id: t.pixPaidAt === null ? null : pixTxId(t.id),
+    pix_paid_at: isoOrNull(t.pixPaidAt),
+    destination_wallet_address: t.walletAddress,
+    destination_wallet_network: 'polygon',
+    usdt_tx_hash: t.usdtSentAt === null ? null : usdtTxHash(t.id),
+    usdt_sent_at: isoOrNull(t.usdtSentAt),
+    failure_reason: t.failureReason,
+    created_at: iso(t.createdAt),
+    updated_at: iso(t.updatedAt),
+    completed_at: isoOrNull(t.completedAt),
+  };
+}
+
+/** An API key without its secret (`key_prefix` shows its first 12 characters). */
+export function apiKeyOut(k: KeyRec): ApiKey {
+  return { id: k.id, key_prefix: k.secret.slice(0, 12), capabilities: [...k.capabilities], name: k.name, created_at: iso(k.createdAt) };
+}
+
+/** The standby window: 7 days. */
+export const STANDBY_MS = 7 * 86_400_000;

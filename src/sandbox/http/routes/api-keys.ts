@@ -1,0 +1,53 @@
+/**
+ * /v1/api-keys: list (never the secret) and rotate (new secret once, old key revoked at once).
+ * @module
+ */
+import { PlainListParams } from '../../../models/index.js';
+import { decodeCursor, encodeCursor, filterFingerprint } from '../cursor.js';
+import { ApiError } from '../../core/errors.js';
+import { apiKeyOut } from '../../core/wire.js';
+import { IdParams, NoBody } from './shared.js';
+import { type RouteDef, define, ok } from './types.js';
+
+/** API key routes. */
+export const API_KEY_ROUTES: RouteDef[] = [
+  define({
+    method: 'GET',
+    path: '/v1/api-keys',
+    capability: 'api_keys:read',
+    query: PlainListParams,
+    handler({ engine, tenant, query }) {
+      const fingerprint = filterFingerprint('api_keys', {});
+      let i = (query.cursor === undefined ? tenant.keys.length : decodeCursor(engine.cursorSecret, query.cursor, fingerprint)) - 1;
+      const limit = query.limit ?? 50;
+      const data = [];
+      let next: string | null = null;
+      for (; i >= 0; i--) {
+        const key = tenant.keys[i];
+        if (!key || key.revokedAt !== null) continue;
+        if (data.length === limit) {
+          next = encodeCursor(engine.cursorSecret, i + 1, fingerprint);
+          break;
+        }
+        data.push(apiKeyOut(key));
+      }
+      return ok({ data, next_cursor: next });
+    },
+  }),
+  define({
+    method: 'POST',
+    path: '/v1/api-keys/:id/rotate',
+    capability: 'api_keys:write',
+    params: IdParams,
+    body: NoBody,
+    handler({ engine, tenant, at, params }) {
+      const old = tenant.keys.find((k) => k.id === params.id);
+      // Keys are credentials: another tenant's key and an unknown id answer the same.
+      if (!old) throw new ApiError('unauthorized', 'This API key is not yours.');
+      if (old.revokedAt !== null) throw new ApiError('invalid_transaction_state', 'This API key is already revoked.');
+      const key = engine.issueKey(tenant, old.name, old.capabilities, at);
+      old.revokedAt = at;
+      return ok({ ...apiKeyOut(key), api_key: key.secret });
+    },
+  }),
+];

@@ -1,0 +1,70 @@
+/**
+ * /v1/conversions: list, retrieve, cancel, liquidate.
+ * @module
+ */
+import { ListConversionsParams } from '../../../models/index.js';
+import { conversionOut } from '../../core/wire.js';
+import { applyConversion, getConversion } from '../../core/conversions.js';
+import { listPage } from '../list.js';
+import { IdParams, NoBody } from './shared.js';
+import { type RouteDef, define, ok } from './types.js';
+
+/** Conversion routes. */
+export const CONVERSION_ROUTES: RouteDef[] = [
+  define({
+    method: 'GET',
+    path: '/v1/conversions',
+    capability: 'conversions:read',
+    query: ListConversionsParams,
+    handler: ({ engine, tenant, query }) =>
+      ok(
+        listPage(
+          engine,
+          tenant.conversions,
+          'conversions',
+          query,
+          {
+            user_id: { value: query.user_id, index: 'user_id', test: (c) => c.userId === query.user_id },
+            status: { value: query.status, index: 'status', test: (c) => c.status === query.status },
+            transaction_type: {
+              value: query.transaction_type,
+              index: 'transaction_type',
+              test: (c) => (c.direction === 'onramp' ? 'pix_onramp' : 'pix_offramp') === query.transaction_type,
+            },
+          },
+          conversionOut,
+        ),
+      ),
+  }),
+  define({
+    method: 'GET',
+    path: '/v1/conversions/:id',
+    capability: 'conversions:read',
+    params: IdParams,
+    handler: ({ tenant, params }) => ok(conversionOut(getConversion(tenant, params.id))),
+  }),
+  define({
+    method: 'POST',
+    path: '/v1/conversions/:id/cancel',
+    capability: 'conversions:write',
+    params: IdParams,
+    body: NoBody,
+    handler({ engine, tenant, at, params }) {
+      const conv = getConversion(tenant, params.id);
+      applyConversion({ engine, tenant, at }, conv, 'cancel');
+      return ok(conversionOut(conv));
+    },
+  }),
+  define({
+    method: 'POST',
+    path: '/v1/conversions/:id/liquidate',
+    capability: 'conversions:write',
+    params: IdParams,
+    body: NoBody,
+    handler({ engine, tenant, at, params }) {
+      const conv = getConversion(tenant, params.id);
+      applyConversion({ engine, tenant, at }, conv, 'liquidate');
+      return ok(conversionOut(conv));
+    },
+  }),
+];

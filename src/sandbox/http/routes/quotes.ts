@@ -1,0 +1,58 @@
+/**
+ * /v1/quotes: create (rate limited), list, retrieve, accept.
+ * @module
+ */
+import { AcceptQuoteBody, CreateQuoteBody, ListQuotesParams } from '../../../models/index.js';
+import { conversionOut, quoteOut } from '../../core/wire.js';
+import { acceptQuote } from '../../core/conversions.js';
+import { listPage } from '../list.js';
+import { createQuote, getQuote } from '../../core/quotes.js';
+import { IdParams } from './shared.js';
+import { type RouteDef, created, define, ok } from './types.js';
+
+/** Quote routes. */
+export const QUOTE_ROUTES: RouteDef[] = [
+  define({
+    method: 'POST',
+    path: '/v1/quotes',
+    capability: 'quotes:write',
+    rateLimited: true,
+    body: CreateQuoteBody,
+    handler: ({ engine, tenant, at, body }) => created(quoteOut(createQuote({ engine, tenant, at }, body))),
+  }),
+  define({
+    method: 'GET',
+    path: '/v1/quotes',
+    capability: 'quotes:read',
+    query: ListQuotesParams,
+    handler: ({ engine, tenant, query }) =>
+      ok(
+        listPage(
+          engine,
+          tenant.quotes,
+          'quotes',
+          query,
+          {
+            user_id: { value: query.user_id, index: 'user_id', test: (q) => q.userId === query.user_id },
+            status: { value: query.status, index: 'status', test: (q) => q.status === query.status },
+          },
+          quoteOut,
+        ),
+      ),
+  }),
+  define({
+    method: 'GET',
+    path: '/v1/quotes/:id',
+    capability: 'quotes:read',
+    params: IdParams,
+    handler: ({ tenant, params }) => ok(quoteOut(getQuote(tenant, params.id))),
+  }),
+  define({
+    method: 'POST',
+    path: '/v1/quotes/:id/accept',
+    capability: 'quotes:write',
+    params: IdParams,
+    body: AcceptQuoteBody,
+    handler: ({ engine, tenant, at, params }) => created(conversionOut(acceptQuote({ engine, tenant, at }, params.id))),
+  }),
+];

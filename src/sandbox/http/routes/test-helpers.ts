@@ -1,0 +1,144 @@
+/**
+ * /v1/test_helpers/*: drive conversions, transactions and KYC without real payments, plus
+ * the sandbox extensions of DESIGN.md (tenants, clock). Absent in production (404).
+ * @module
+ */
+import {
+  AdvanceClockBody,
+  CreateTenantBody,
+  ExpireConversionBody,
+  FailAliasBody,
+  FailConversionBody,
+  ForceKycBody,
+  SimulateDepositBody,
+  SimulatePaymentBody,
+} from '../../../models/index.js';
+import type { Scope } from '../../core/platform.js';
+import { ApiError, invalid } from '../../core/errors.js';
+import type { ConversionTrigger } from '../../core/machines.js';
+import { apiKeyOut, conversionOut, iso, kycViewOut, transactionOut } from '../../core/wire.js';
+import { type DepositOptions, applyConversion, getConversion, receiveFunds } from '../../core/conversions.js';
+import { getTransaction, payTransaction } from '../../core/transactions.js';
+import { applyKyc, liveUser } from '../../core/users.js';
+import type { FailureReason } from '../../../models/index.js';
+import type { ConversionRec } from '../../core/state.js';
+import { IdParams } from './shared.js';
+import { type RouteContext, type RouteDef, created, define, ok } from './types.js';
+
+const BASE = '/v1/test_helpers';
+
+function scopeAt(ctx: RouteContext<unknown, unknown, unknown>, occurredAt: string | undefined, conv?: ConversionRec): Scope {
+  let at = ctx.at;
+  if (occurredAt !== undefined) {
+    at = Date.parse(occurredAt);
+    if (at > ctx.at) throw invalid('occurred_at', 'Must not be in the future');
+    if (conv && at < conv.updatedAt) throw invalid('occurred_at', 'Must not be before the last change of the conversion');
+  }
+  return { engine: ctx.engine, tenant: ctx.tenant, at };
+}
+
+function fund(direction: 'onramp' | 'offramp' | 'any') {
+  return (ctx: RouteContext<{ id: string }, unknown, { amount?: string | undefined; settle?: boolean | undefined; confirmed?: boolean | undefined; deposit_address?: string | undefined }>) => {
+    const conv = getConversion(ctx.tenant, ctx.params.id);
+    if (direction !== 'any' && conv.direction !== direction) {
+      throw new ApiError('invalid_transaction_state', `This conversion is an ${conv.direction}; use the ${conv.direction} helper.`);
+    }
+    const options: DepositOptions = {
+      amount: ctx.body.amount,
+      settle: ctx.body.settle,
+      confirmed: ctx.body.confirmed,
+      depositAddress: ctx.body.deposit_address,
+    };
+    receiveFunds(scopeAt(ctx, undefined), conv, options);
+    return ok(conversionOut(conv));
+  };
+}
+
+function failWith(trigger: ConversionTrigger, fixed?: FailureReason) {
+  return (ctx: RouteContext<{ id: string }, unknown, { reason?: FailureReason | undefined; occurred_at?: string | undefined }>) => {
+    const conv = getConversion(ctx.tenant, ctx.params.id);
+    const reason = fixed ?? (ctx.body.reason as FailureReason);
+    applyConversion(scopeAt(ctx, ctx.body.occurred_at, conv), conv, trigger, { reason });
+    return ok(conversionOut(conv));
+  };
+}
+
+const helper = { capability: 'sandbox:control', sandboxOnly: true, params: IdParams } as const;
+
+/** Test-helper routes. */
+export const TEST_HELPER_ROUTES: RouteDef[] = [
+  define({ ...helper, method: 'POST', path: `${BASE}/conversions/:id/simulate-onramp-pix-paid`, body: SimulatePaymentBody, handler: fund('onramp') }),
+  define({ ...helper, method: 'POST', path: `${BASE}/conversions/:id/simulate-offramp-deposit`, body: SimulatePaymentBody, handler: fund('offramp') }),
+  define({ ...helper, method: 'POST', path: `${BASE}/conversions/:id/deposit`, body: SimulateDepositBody, handler: fund('any') }),
+  define({
+    ...helper,
+    method: 'POST',
+    path: `${BASE}/conversions/:id/expire`,
+    body: ExpireConversionBody,
+    handler(ctx) {
+      const conv = getConversion(ctx.tenant, ctx.params.id);
+      applyConversion(scopeAt(ctx, ctx.body.occurred_at, conv), conv, 'expire');
+      return ok(conversionOut(conv));
+    },
+  }),
+  define({ ...helper, method: 'POST', path: `${BASE}/conversions/:id/fail`, body: FailConversionBody, handler: failWith('fail') }),
+  define({ ...helper, method: 'POST', path: `${BASE}/conversions/:id/fail-crypto`, body: FailAliasBody, handler: failWith('fail', 'crypto_deposit_rejected') }),
+  define({ ...helper, method: 'POST', path: `${BASE}/conversions/:id/fail-pix`, body: FailAliasBody, handler: failWith('settlement_error', 'pix_send_failed') }),
+  define({
+    ...helper,
+    method: 'POST',
+    path: `${BASE}/transactions/:id/pay`,
+    body: SimulatePaymentBody,
+    handler(ctx) {
+      const tx = getTransaction(ctx.tenant, ctx.params.id);
+      payTransaction(scopeAt(ctx, undefined), tx, ctx.body.amount, ctx.body.settle === true);
+      return ok(transactionOut(tx));
+    },
+  }),
+  define({
+    ...helper,
+    method: 'POST',
+    path: `${BASE}/users/:id/kyc`,
+    idempotency: 'optional',
+    body: ForceKycBody,
+    handler(ctx) {
+      const user = liveUser(ctx.tenant, ctx.params.id);
+      const trigger = `force_${ctx.body.status}` as const;
+      applyKyc(scopeAt(ctx, undefined), user, trigger, ctx.body.rejection_reason);
+      return ok(kycViewOut(user));
+    },
+  }),
+  define({
+    method: 'POST',
+    path: `${BASE}/tenants`,
+    capability: 'sandbox:control',
+    sandboxOnly: true,
+    idempotency: 'optional',
+    body: CreateTenantBody,
+    handler({ engine, body }) {
+      const unknown = (body.capabilities ?? []).findIndex((c) => !engine.knownCapability(c));
+      if (unknown >= 0) throw invalid(`capabilities.${unknown}`, 'Unknown capability');
+      const { tenant, key } = engine.createTenant(body.capabilities);
+      return created({ tenant_id: tenant.id, api_key: { ...apiKeyOut(key), api_key: key.secret } });
+    },
+  }),
+  define({
+    method: 'GET',
+    path: `${BASE}/clock`,
+    capability: 'sandbox:control',
+    sandboxOnly: true,
+    handler: ({ at }) => ok({ now: iso(at) }),
+  }),
+  define({
+    method: 'POST',
+    path: `${BASE}/clock/advance`,
+    capability: 'sandbox:control',
+    sandboxOnly: true,
+    idempotency: 'optional',
+    body: AdvanceClockBody,
+    async handler({ tenant, body }) {
+      const now = await tenant.clock.advance({ seconds: body.seconds });
+      return ok({ now: now.toISOString() });
+    },
+  }),
+];

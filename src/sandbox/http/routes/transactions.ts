@@ -1,0 +1,48 @@
+/**
+ * /v1/transactions: create, list, retrieve.
+ * @module
+ */
+import { CreateTransactionBody, ListTransactionsParams } from '../../../models/index.js';
+import { transactionOut } from '../../core/wire.js';
+import { listPage } from '../list.js';
+import { createTransaction, getTransaction } from '../../core/transactions.js';
+import { IdParams } from './shared.js';
+import { type RouteDef, created, define, ok } from './types.js';
+
+/** Transaction routes. */
+export const TRANSACTION_ROUTES: RouteDef[] = [
+  define({
+    method: 'POST',
+    path: '/v1/transactions',
+    capability: 'transactions:write',
+    body: CreateTransactionBody,
+    handler: ({ engine, tenant, at, body }) => created(transactionOut(createTransaction({ engine, tenant, at }, body.quote_id))),
+  }),
+  define({
+    method: 'GET',
+    path: '/v1/transactions',
+    capability: 'transactions:read',
+    query: ListTransactionsParams,
+    handler: ({ engine, tenant, query }) =>
+      ok(
+        listPage(
+          engine,
+          tenant.transactions,
+          'transactions',
+          query,
+          {
+            user_id: { value: query.user_id, index: 'user_id', test: (t) => t.userId === query.user_id },
+            status: { value: query.status, index: 'status', test: (t) => t.status === query.status },
+          },
+          transactionOut,
+        ),
+      ),
+  }),
+  define({
+    method: 'GET',
+    path: '/v1/transactions/:id',
+    capability: 'transactions:read',
+    params: IdParams,
+    handler: ({ tenant, params }) => ok(transactionOut(getTransaction(tenant, params.id))),
+  }),
+];

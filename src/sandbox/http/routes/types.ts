@@ -1,0 +1,68 @@
+/**
+ * Route definitions: method, path, capability, idempotency rule, the shared schemas that
+ * validate params, query and body, and a handler that returns data or throws an ApiError.
+ * @module
+ */
+import type * as z from 'zod/mini';
+import type { Capability } from '../../core/capabilities.js';
+import type { Engine } from '../../core/platform.js';
+import type { KeyRec, TenantState } from '../../core/state.js';
+
+/** What a handler receives: a normalized, validated request. */
+export interface RouteContext<P = unknown, Q = unknown, B = unknown> {
+  engine: Engine;
+  tenant: TenantState;
+  key: KeyRec;
+  /** Virtual time of the request. */
+  at: number;
+  requestId: string;
+  params: P;
+  query: Q;
+  body: B;
+}
+
+/** What a handler returns. */
+export interface Reply {
+  status: number;
+  body?: unknown;
+}
+
+/** A route of the engine. */
+export interface RouteDef {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  path: string;
+  capability: Capability;
+  /** Whether mutations need an Idempotency-Key (`optional` for the KYC helper and the sandbox extensions). */
+  idempotency: 'required' | 'optional';
+  rateLimited?: boolean;
+  /** Test helpers: absent in production. */
+  sandboxOnly?: boolean;
+  params?: z.ZodMiniType | undefined;
+  query?: z.ZodMiniType | undefined;
+  body?: z.ZodMiniType | undefined;
+  /** Checks the parsed JSON before the schema, for a clearer message than the schema's. */
+  precheck?: ((body: unknown) => void) | undefined;
+  handler(ctx: RouteContext<never, never, never>): Reply | Promise<Reply>;
+}
+
+/** Declares a route with its handler typed from its schemas. */
+export function define<P = Record<string, never>, Q = Record<string, never>, B = Record<string, never>>(def: {
+  method: RouteDef['method'];
+  path: string;
+  capability: Capability;
+  idempotency?: RouteDef['idempotency'];
+  rateLimited?: boolean;
+  sandboxOnly?: boolean;
+  params?: z.ZodMiniType<P>;
+  query?: z.ZodMiniType<Q>;
+  body?: z.ZodMiniType<B>;
+  precheck?: (body: unknown) => void;
+  handler(ctx: RouteContext<P, Q, B>): Reply | Promise<Reply>;
+}): RouteDef {
+  return { idempotency: 'required', ...def } as unknown as RouteDef;
+}
+
+/** 200 with a body. */
+export const ok = (body: unknown): Reply => ({ status: 200, body });
+/** 201 with a body. */
+export const created = (body: unknown): Reply => ({ status: 201, body });

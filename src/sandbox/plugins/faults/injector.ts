@@ -1,0 +1,159 @@
+/**
+ * Fault injection in the request pipeline. Three stages:
+ *
+ * - `fault_transport`, first of all: turns a call marked "lost" into the network-fault marker
+ *   that `sandbox.fetch` rejects on (a pipeline stage cannot make `fetch` reject by itself:
+ *   `runPipeline` turns every throw into an error envelope).
+ * - `faults`, after authentication, routing, authorization and the rate limit (so plans are per
+ *   tenant and per operation) and before idempotency (so an injected error is never stored for
+ *   the Idempotency-Key, and a retry with the same key is counted as a new call): picks the plan
+ *   and answers errors and network failures at once.
+ * - `fault_latency`, after idempotency and right before `execute`: latency, while the idempotency
+ *   record stays "in progress".
+ *
+ * "Commit, then lose the response" lets the call go on through idempotency and `execute` (the
+ * operation runs and its answer is stored for the key, or a stored answer is replayed), then
+ * marks it lost on the way out: only the caller never hears back.
+ * @module
+ */
+import type { Engine } from '../../core/platform.js';
+import { NETWORK_FAULT_HEADER } from './marker.js';
+import { ERROR_STATUS } from '../../core/errors.js';
+import type { Answer, Call, Middleware } from '../../http/pipeline.js';
+import { type ActivePlan, type FaultAction, type FaultPlan, type FaultPlanInput, compilePlan, countCall, planMatches, planView } from './plans.js';
+
+export { NETWORK_FAULT_HEADER, isNetworkFault } from './marker.js';
+/** Header naming the plan behind an injected error answer. */
+export const FAULT_PLAN_HEADER = 'x-pix-usdt-sandbox-fault-plan';
+
+const EXEMPT = /^\/v1\/test_helpers\/(faults|clock)(\/|$)/;
+const DEFAULT_MESSAGES: Partial<Record<string, string>> = {
+  rate_limit_exceeded: 'Too many requests (injected fault).',
+  internal_error: 'An unexpected error occurred (injected fault).',
+  upstream_unavailable: 'An upstream provider is unreachable (injected fault).',
+  wallet_provider_unavailable: 'The wallet provider is unavailable (injected fault).',
+  price_feed_unavailable: 'The price feed is unavailable (injected fault).',
+};
+
+/** Fault injection of one sandbox, on `sandbox.faults`. */
+export interface SandboxFaults {
+  /** Adds a plan; returns its id. Throws a RangeError on a malformed plan. */
+  add(plan: FaultPlanInput): string;
+  /** Removes a plan; false when there was none with this id. */
+  remove(id: string): boolean;
+  /** Removes every plan (of one tenant, when given). */
+  clear(tenantId?: string): void;
+  /** The plans in force, with their counters (of one tenant, when given). */
+  list(tenantId?: string): FaultPlan[];
+}
+
+interface Mark {
+  plan: ActivePlan;
+  action: FaultAction;
+  lost: boolean;
+}
+
+function errorAnswerOf(action: Extract<FaultAction, { type: 'error' }>, plan: ActivePlan, requestId: string): Answer {
+  const details: Record<string, unknown> = { ...action.details };
+  const headers: Record<string, string> = { 'content-type': 'application/json', [FAULT_PLAN_HEADER]: plan.id };
+  const status = action.status ?? ERROR_STATUS[action.code];
+  if (action.code === 'rate_limit_exceeded' || status === 429 || action.retryAfterSeconds !== undefined) {
+    const seconds = action.retryAfterSeconds ?? 1;
+    details['retry_after_seconds'] = seconds;
+    headers['retry-after'] = String(seconds);
+  }
+  if (action.code === 'upstream_unavailable' || action.upstream !== undefined) details['upstream'] = action.upstream ?? 'pix_bank';
+  const body: Record<string, unknown> = {
+    code: action.code,
+    message: action.message ?? DEFAULT_MESSAGES[action.code] ?? `Injected fault: ${action.code}.`,
+    request_id: requestId,
+  };
+  if (Object.keys(details).length > 0) body['details'] = details;
+  return { status, body: JSON.stringify(body), headers };
+}
+
+const networkAnswer = (plan: ActivePlan): Answer => ({ status: 599, body: null, headers: { [NETWORK_FAULT_HEADER]: `network;plan=${plan.id}` } });
+
+// Real time, taken at load time so that fake timers turned on by a test do not freeze a call.
+const realSetTimeout = globalThis.setTimeout;
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => realSetTimeout(resolve, ms));
+
+/** The fault injector of one engine. */
+export class FaultInjector implements SandboxFaults {
+  readonly #engine: Engine;
+  #plans: ActivePlan[] = [];
+  readonly #marks = new WeakMap<Call, Mark>();
+
+  constructor(engine: Engine) {
+    this.#engine = engine;
+    engine.faults = this;
+    engine.use('fault_transport', this.#transport, 'authenticate');
+    engine.use('faults', this.#pick, 'idempotency');
+    engine.use('fault_latency', this.#latency, 'execute');
+  }
+
+  add(plan: FaultPlanInput): string {
+    const active = compilePlan(this.#engine.random.uuid(), plan);
+    this.#plans.push(active);
+    return active.id;
+  }
+
+  remove(id: string): boolean {
+    const before = this.#plans.length;
+    this.#plans = this.#plans.filter((p) => p.id !== id);
+    return this.#plans.length < before;
+  }
+
+  clear(tenantId?: string): void {
+    this.#plans = tenantId === undefined ? [] : this.#plans.filter((p) => p.input.tenantId !== tenantId);
+  }
+
+  list(tenantId?: string): FaultPlan[] {
+    return this.#plans.filter((p) => tenantId === undefined || p.input.tenantId === tenantId).map(planView);
+  }
+
+  /** The plan with this id, if it belongs to the tenant (the HTTP helpers see their tenant's plans only). */
+  get(id: string, tenantId: string): FaultPlan | undefined {
+    const plan = this.#plans.find((p) => p.id === id && p.input.tenantId === tenantId);
+    return plan && planView(plan);
+  }
+
+  readonly #transport: Middleware = (call, next) =>
+    next().then(
+      (answer) => {
+        const mark = this.#marks.get(call);
+        return mark?.lost ? networkAnswer(mark.plan) : answer;
+      },
+      (error: unknown) => {
+        const mark = this.#marks.get(call);
+        if (!mark?.lost) throw error;
+        return networkAnswer(mark.plan);
+      },
+    );
+
+  readonly #pick: Middleware = (call, next) => {
+    const tenantId = call.tenant?.id;
+    if (this.#plans.length === 0 || tenantId === undefined || EXEMPT.test(call.path)) return next();
+    let chosen: ActivePlan | null = null;
+    for (const plan of this.#plans) {
+      if (!planMatches(plan, call.method, call.path, tenantId)) continue;
+      if (countCall(plan, chosen === null)) chosen = plan;
+    }
+    if (!chosen) return next();
+    const action = chosen.input.fault;
+    if (action.type === 'error') return Promise.resolve(errorAnswerOf(action, chosen, call.requestId));
+    const mark: Mark = { plan: chosen, action, lost: action.type === 'network' };
+    this.#marks.set(call, mark);
+    if (action.type === 'network') return Promise.resolve(networkAnswer(chosen));
+    if (action.type === 'latency') return next();
+    // commit_then_lose: whatever happens further in (a fresh run, a replay, a refusal), the caller never hears back.
+    return next().finally(() => {
+      mark.lost = true;
+    });
+  };
+
+  readonly #latency: Middleware = (call, next) => {
+    const action = this.#marks.get(call)?.action;
+    return action?.type === 'latency' ? sleep(action.ms).then(next) : next();
+  };
+}

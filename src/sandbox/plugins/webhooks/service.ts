@@ -1,0 +1,382 @@
+/**
+ * Webhook delivery: every recorded event goes to each active endpoint of its tenant that
+ * subscribes to its kind (or `*`), as one delivery record per (event, endpoint). Attempts run
+ * after the request that caused the event (deferred to a later task, tracked by
+ * `engine.waitUntil` so that `clock.advance` and `flush` wait for them); retries are timers on
+ * the tenant's virtual clock. Ordering and at-least-once: docs/sandbox-webhooks-and-faults.md.
+ * @module
+ */
+import { EVENT_ID_HEADER, SIGNATURE_HEADER } from '../../../webhooks/construct.js';
+import { signPayload } from '../../../webhooks/signature.js';
+import type { Timer } from '../../core/clock.js';
+import type { Engine } from '../../core/platform.js';
+import { hash53 } from '../../core/random.js';
+import type { SandboxEvent, TenantState } from '../../core/state.js';
+import { type WebhookStore, WebhookStores } from './store.js';
+import { Receivers } from './transport.js';
+import {
+  type DeliveredEvent,
+  type DeliveredFilter,
+  type DeliveryRec,
+  type EndpointRec,
+  type PendingDelivery,
+  RETRY_SCHEDULE_SECONDS,
+  type SandboxWebhooks,
+  type WebhookDeliveryOptions,
+  type WebhookReceiver,
+  type WebhookRequest,
+  type WebhookResponse,
+  type WebhookTransport,
+} from './types.js';
+
+/** The timer kind of a delivery attempt on a tenant's clock. */
+export const ATTEMPT_TIMER = 'webhook.attempt';
+const USER_AGENT = 'pix-usdt-sandbox/1.0 (+webhooks)';
+const DELIVERED_LOG = 10_000;
+const MAX_ERROR = 300;
+// Taken at load time: a test that turns on fake timers afterwards must not freeze deliveries
+// (`clock.advance` waits for them) nor the timeout of `nextEvent`.
+const realSetTimeout = globalThis.setTimeout;
+const realClearTimeout = globalThis.clearTimeout;
+
+interface Waiter {
+  type: string | undefined;
+  tenantId: string | undefined;
+  resolve: (event: SandboxEvent) => void;
+}
+
+function truncate(text: string): string {
+  return text.length > MAX_ERROR ? `${text.slice(0, MAX_ERROR)}...` : text;
+}
+
+function subscribed(endpoint: EndpointRec, type: string): boolean {
+  return endpoint.eventTypes.includes('*') || endpoint.eventTypes.includes(type);
+}
+
+/** The secrets that sign at `at`: the current one, and the previous one during its grace period. */
+export function signingSecrets(endpoint: EndpointRec, at: number): string[] {
+  const secrets = [endpoint.secret];
+  if (endpoint.previousSecret !== null && endpoint.previousSecretExpiresAt !== null && at < endpoint.previousSecretExpiresAt) {
+    secrets.push(endpoint.previousSecret);
+  }
+  return secrets;
+}
+
+/** A deterministic permutation of `items` that is never the identity (for two items or more). */
+function permute<T>(items: T[], seed: string): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = hash53(`${seed}:${i}`) % (i + 1);
+    [out[i], out[j]] = [out[j] as T, out[i] as T];
+  }
+  if (out.length > 1 && out.every((x, i) => x === items[i])) out.reverse();
+  return out;
+}
+
+/** The webhook layer of one sandbox. */
+export class WebhookService implements SandboxWebhooks {
+  readonly stores = new WebhookStores();
+  readonly receivers = new Receivers();
+  readonly #engine: Engine;
+  readonly #transport: WebhookTransport | undefined;
+  readonly #duplicates: boolean;
+  readonly #shuffleSeed: string | null;
+  readonly #schedule: readonly number[];
+  readonly #headerNames: { signature: string; eventId: string };
+  #batch: Array<[tenantId: string, deliveryId: string]> = [];
+  #batchScheduled = false;
+  #batches = 0;
+  readonly #inFlight = new Set<string>();
+  #delivered: DeliveredEvent[] = [];
+  readonly #consumed = new WeakSet<DeliveredEvent>();
+  #waiters: Waiter[] = [];
+
+  constructor(engine: Engine, transport: WebhookTransport | undefined, options: WebhookDeliveryOptions = {}) {
+    this.#engine = engine;
+    this.#transport = transport;
+    this.#duplicates = options.duplicates === true;
+    const shuffle = options.shuffle ?? false;
+    this.#shuffleSeed = shuffle === false ? null : shuffle === true ? String(engine.settings.seed ?? 'shuffle') : String(shuffle);
+    const schedule = options.retryScheduleSeconds ?? RETRY_SCHEDULE_SECONDS;
+    if (!schedule.every((s) => Number.isFinite(s) && s >= 0)) throw new RangeError('retryScheduleSeconds must be non-negative numbers.');
+    this.#schedule = [...schedule];
+    this.#headerNames = { signature: options.signatureHeader ?? SIGNATURE_HEADER, eventId: options.eventIdHeader ?? EVENT_ID_HEADER };
+    engine.webhooks = this;
+    engine.on('event', (event, tenantId) => this.#onEvent(event, tenantId));
+  }
+
+  /** The webhook store of a tenant. */
+  store(tenant: TenantState): WebhookStore {
+    return this.stores.of(tenant);
+  }
+
+  // --- delivery -------------------------------------------------------------------------
+
+  #onEvent(event: SandboxEvent, tenantId: string): void {
+    const tenant = this.#engine.tenants.get(tenantId);
+    // No endpoint was ever created in this tenant: nothing to do (and nothing added to its state).
+    if (!tenant || tenant.extensions['webhooks'] === undefined) return;
+    const store = this.store(tenant);
+    const at = Date.parse(event.created_at);
+    let payload: string | undefined;
+    for (const endpoint of store.endpoints.all()) {
+      if (endpoint.deletedAt !== null || endpoint.status !== 'active' || !subscribed(endpoint, event.type)) continue;
+      payload ??= JSON.stringify(event);
+      const delivery = store.addDelivery({
+        id: this.#engine.random.uuid(),
+        seq: 0,
+        endpointId: endpoint.id,
+        eventId: event.id,
+        eventType: event.type,
+        payload,
+        status: 'pending',
+        attempts: [],
+        failures: 0,
+        nextAttemptAt: at,
+        createdAt: at,
+        updatedAt: at,
+      });
+      this.enqueue(tenantId, delivery.id);
+    }
+  }
+
+  /** Queues an attempt now (after the current request): a new delivery or a redelivery. */
+  enqueue(tenantId: string, deliveryId: string): void {
+    this.#batch.push([tenantId, deliveryId]);
+    if (this.#batchScheduled) return;
+    this.#batchScheduled = true;
+    // A later task, so that the request that caused the event answers first.
+    this.#engine.waitUntil(new Promise((resolve) => realSetTimeout(resolve, 0)).then(() => this.#runBatch()));
+  }
+
+  async #runBatch(): Promise<void> {
+    this.#batchScheduled = false;
+    const batch = this.#batch;
+    this.#batch = [];
+    const order = this.#shuffleSeed === null ? batch : permute(batch, `${this.#shuffleSeed}:${this.#batches++}`);
+    // One at a time: receivers see a batch in the order of the log (or of the permutation).
+    for (const [tenantId, deliveryId] of order) {
+      try {
+        await this.#attempt(tenantId, deliveryId);
+      } catch (error) {
+        // One broken attempt must not hold back the rest of the batch.
+        if (this.#engine.listenerCount('error') > 0) this.#engine.emit('error', error);
+      }
+    }
+  }
+
+  /** Fires a delivery timer (called by the engine for timers of kinds it does not know). */
+  onTimer(tenant: TenantState, timer: Timer): void {
+    if (timer.kind !== ATTEMPT_TIMER) return;
+    const delivery = this.store(tenant).deliveries.get(timer.id);
+    if (delivery?.status !== 'pending' || delivery.nextAttemptAt !== timer.at) return; // outdated timer
+    this.#engine.waitUntil(this.#attempt(tenant.id, delivery.id));
+  }
+
+  /** Re-creates the retry timers of a restored tenant. */
+  onRestore(tenant: TenantState): void {
+    if (tenant.extensions['webhooks'] === undefined) return;
+    for (const d of this.store(tenant).deliveries.all()) {
+      if (d.status === 'pending' && d.nextAttemptAt !== null) this.#scheduleAttempt(tenant, d.id, d.nextAttemptAt);
+    }
+  }
+
+  #scheduleAttempt(tenant: TenantState, deliveryId: string, at: number): void {
+    tenant.clock.schedule({ at, kind: ATTEMPT_TIMER, id: deliveryId });
+    const wait = at - tenant.clock.nowMs();
+    if (tenant.clock.realTime && wait > 0) {
+      // A clock that follows real time has no one to advance it: wake it up when the retry is due.
+      const handle = realSetTimeout(() => this.#engine.tenants.get(tenant.id)?.clock.runDue(), Math.min(wait, 2_147_000_000)) as unknown as { unref?: () => void };
+      handle.unref?.();
+    }
+  }
+
+  async #send(request: WebhookRequest, now: number, tenantId: string): Promise<WebhookResponse> {
+    if (this.#transport) return this.#transport(request);
+    return this.receivers.send(request, { now: new Date(now), tenantId });
+  }
+
+  async #attempt(tenantId: string, deliveryId: string): Promise<void> {
+    const tenant = this.#engine.tenants.get(tenantId);
+    if (!tenant || this.#inFlight.has(deliveryId)) return;
+    const store = this.store(tenant);
+    const delivery = store.deliveries.get(deliveryId);
+    if (delivery?.status !== 'pending') return;
+    const endpoint = store.endpoints.get(delivery.endpointId);
+    const at = delivery.nextAttemptAt ?? tenant.clock.nowMs();
+    if (!endpoint || endpoint.deletedAt !== null || endpoint.status !== 'active') {
+      // No attempt to record: the delivery is given up (it can be redelivered once the endpoint is active).
+      store.deliveries.update(delivery, (d) => {
+        d.status = 'failed';
+        d.nextAttemptAt = null;
+        d.updatedAt = Math.max(d.updatedAt, at);
+      });
+      return;
+    }
+    this.#inFlight.add(deliveryId);
+    try {
+      const signature = await signPayload(delivery.payload, signingSecrets(endpoint, at), { timestamp: Math.floor(at / 1000) });
+      const request: WebhookRequest = {
+        url: endpoint.url,
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': USER_AGENT,
+          [this.#headerNames.eventId]: delivery.eventId,
+          [this.#headerNames.signature]: signature,
+        },
+        body: delivery.payload,
+      };
+      const started = performance.now();
+      let status: number | null = null;
+      let error: string | null = null;
+      try {
+        const response = await this.#send(request, at, tenantId);
+        status = response.status;
+        if (status < 200 || status > 299) error = truncate(`The receiver answered ${status}${response.body ? `: ${response.body}` : ''}`);
+      } catch (cause) {
+        error = truncate(`Transport error: ${cause instanceof Error ? cause.message : String(cause)}`);
+      }
+      const latencyMs = Math.max(0, Math.round(performance.now() - started));
+      const ok = error === null;
+      delivery.attempts.push({ at, status, latencyMs, error });
+      store.deliveries.update(delivery, (d) => {
+        d.updatedAt = Math.max(d.updatedAt, at);
+        if (ok) {
+          d.status = 'succeeded';
+          d.nextAttemptAt = null;
+          return;
+        }
+        const wait = this.#schedule[d.failures];
+        d.failures++;
+        if (wait === undefined) {
+          d.status = 'failed'; // dead letter: redeliver to try again
+          d.nextAttemptAt = null;
+        } else {
+          d.nextAttemptAt = at + wait * 1000;
+        }
+      });
+      if (ok) {
+        this.#record(tenantId, delivery, endpoint, request, status as number, at, false);
+        if (this.#duplicates) {
+          // At-least-once on purpose: the same request (same event id, same signature) again.
+          const copy = await this.#send(request, at, tenantId).catch(() => null);
+          if (copy && copy.status >= 200 && copy.status <= 299) this.#record(tenantId, delivery, endpoint, request, copy.status, at, true);
+        }
+      }
+    } finally {
+      this.#inFlight.delete(deliveryId);
+    }
+    if (delivery.status === 'pending' && delivery.nextAttemptAt !== null && this.#engine.tenants.get(tenantId) === tenant) {
+      this.#scheduleAttempt(tenant, delivery.id, delivery.nextAttemptAt);
+      // Due already (one `advance` spanning several retries): fire it now, in order.
+      if (delivery.nextAttemptAt <= tenant.clock.nowMs()) tenant.clock.runDue();
+    }
+  }
+
+  #record(tenantId: string, d: DeliveryRec, e: EndpointRec, request: WebhookRequest, status: number, at: number, duplicate: boolean): void {
+    const entry: DeliveredEvent = {
+      tenantId,
+      deliveryId: d.id,
+      endpointId: e.id,
+      url: request.url,
+      event: JSON.parse(d.payload) as SandboxEvent,
+      body: request.body,
+      headers: { ...request.headers },
+      status,
+      at: new Date(at),
+      duplicate,
+    };
+    this.#delivered.push(entry);
+    if (this.#delivered.length > DELIVERED_LOG * 2) this.#delivered.splice(0, this.#delivered.length - DELIVERED_LOG);
+    if (duplicate) return;
+    const waiter = this.#waiters.find((w) => matches(entry, w.type, w.tenantId));
+    if (waiter) {
+      this.#waiters = this.#waiters.filter((w) => w !== waiter);
+      this.#consumed.add(entry);
+      waiter.resolve(entry.event);
+    }
+  }
+
+  // --- test helpers ---------------------------------------------------------------------
+
+  listen(url: string, receiver: WebhookReceiver): () => void {
+    return this.receivers.listen(url, receiver);
+  }
+
+  nextEvent(type?: string, options: { timeoutMs?: number; tenantId?: string } = {}): Promise<SandboxEvent> {
+    const { tenantId, timeoutMs = 5_000 } = options;
+    const ready = this.#delivered.find((e) => !e.duplicate && !this.#consumed.has(e) && matches(e, type, tenantId));
+    if (ready) {
+      this.#consumed.add(ready);
+      return Promise.resolve(ready.event);
+    }
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = {
+        type,
+        tenantId,
+        resolve: (event) => {
+          realClearTimeout(timer);
+          resolve(event);
+        },
+      };
+      const timer = realSetTimeout(() => {
+        this.#waiters = this.#waiters.filter((w) => w !== waiter);
+        const pending = this.pending(tenantId);
+        reject(new Error(`No ${type ?? 'webhook'} event was delivered within ${timeoutMs} ms (${pending.length} deliveries pending).`));
+      }, timeoutMs);
+      this.#waiters.push(waiter);
+    });
+  }
+
+  delivered(filter: DeliveredFilter = {}): DeliveredEvent[] {
+    return this.#delivered.filter(
+      (e) =>
+        matches(e, filter.type, filter.tenantId) &&
+        (filter.url === undefined || e.url === filter.url) &&
+        (filter.eventId === undefined || e.event.id === filter.eventId),
+    );
+  }
+
+  pending(tenantId?: string): PendingDelivery[] {
+    const out: PendingDelivery[] = [];
+    for (const tenant of this.#engine.tenants.values()) {
+      if ((tenantId !== undefined && tenant.id !== tenantId) || tenant.extensions['webhooks'] === undefined) continue;
+      const store = this.store(tenant);
+      for (const d of store.deliveries.page({ index: ['pending', '1'], limit: Infinity }).items.reverse()) {
+        let lastError: string | null = null;
+        for (let i = d.attempts.length - 1; i >= 0 && lastError === null; i--) lastError = d.attempts[i]?.error ?? null;
+        out.push({
+          tenantId: tenant.id,
+          deliveryId: d.id,
+          eventId: d.eventId,
+          eventType: d.eventType,
+          url: store.endpoints.get(d.endpointId)?.url ?? '',
+          attemptCount: d.attempts.length,
+          lastError,
+          nextAttemptAt: d.nextAttemptAt === null ? null : new Date(d.nextAttemptAt),
+        });
+      }
+    }
+    return out;
+  }
+
+  assertNothingPending(tenantId?: string): void {
+    const pending = this.pending(tenantId);
+    if (pending.length === 0) return;
+    const lines = pending.map(
+      (p) =>
+        `- ${p.deliveryId}: ${p.eventType} (event ${p.eventId}) to ${p.url}, ${p.attemptCount} attempt(s)` +
+        `${p.lastError ? `, last error: ${p.lastError}` : ''}${p.nextAttemptAt ? `, next attempt at ${p.nextAttemptAt.toISOString()}` : ''}`,
+    );
+    throw new Error(`${pending.length} webhook deliveries are pending:\n${lines.join('\n')}`);
+  }
+
+  async flush(): Promise<void> {
+    for (const tenant of this.#engine.tenants.values()) tenant.clock.runDue();
+    await this.#engine.settle();
+  }
+}
+
+function matches(e: DeliveredEvent, type: string | undefined, tenantId: string | undefined): boolean {
+  return (type === undefined || e.event.type === type) && (tenantId === undefined || e.tenantId === tenantId);
+}

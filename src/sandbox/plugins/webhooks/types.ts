@@ -1,0 +1,189 @@
+/**
+ * Records and public types of webhook delivery in the sandbox: endpoints, deliveries and their
+ * attempts (kept as plain JSON in `tenant.extensions.webhooks`, so snapshots carry them), the
+ * injectable transport, and the test helpers on `sandbox.webhooks`.
+ * @module
+ */
+import type { SandboxEvent } from '../../core/state.js';
+
+/** A webhook endpoint as stored. The secrets never leave the engine except in the create and rotate answers. */
+export interface EndpointRec {
+  id: string;
+  seq: number;
+  url: string;
+  status: 'active' | 'disabled';
+  eventTypes: string[];
+  description: string | null;
+  secret: string;
+  /** The secret before the last rotation, still signing until `previousSecretExpiresAt`. */
+  previousSecret: string | null;
+  previousSecretExpiresAt: number | null;
+  createdAt: number;
+  updatedAt: number;
+  deletedAt: number | null;
+}
+
+/** One attempt to deliver an event. */
+export interface AttemptRec {
+  at: number;
+  status: number | null;
+  latencyMs: number;
+  error: string | null;
+}
+
+/** The delivery of one event to one endpoint. */
+export interface DeliveryRec {
+  id: string;
+  seq: number;
+  endpointId: string;
+  eventId: string;
+  eventType: string;
+  /** The envelope exactly as sent (the signed raw body). */
+  payload: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  attempts: AttemptRec[];
+  /** Failed attempts since the schedule last started (creation or redelivery). */
+  failures: number;
+  nextAttemptAt: number | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** What the sandbox sends for one attempt. */
+export interface WebhookRequest {
+  /** The endpoint URL. */
+  url: string;
+  /** Request headers, the signature and event id headers included. */
+  headers: Record<string, string>;
+  /** The signed raw JSON body (the event envelope). */
+  body: string;
+}
+
+/** What a receiver answered. */
+export interface WebhookResponse {
+  /** HTTP status the receiver answered; a 2xx acknowledges the delivery. */
+  status: number;
+  /** Body of the answer, if any. */
+  body?: string;
+}
+
+/**
+ * Sends one webhook request. A rejected promise is a transport error (no answer: DNS, TLS,
+ * connection refused, timeout); it is recorded and retried like a 5xx.
+ */
+export type WebhookTransport = (request: WebhookRequest) => Promise<WebhookResponse>;
+
+/** What an in-process receiver gets besides the request. */
+export interface ReceiverContext {
+  /** The virtual time of the attempt (the signed `t`): pass it as `now` to `constructEvent`. */
+  now: Date;
+  /** The tenant that owns the endpoint. */
+  tenantId: string;
+}
+
+/**
+ * An in-process receiver registered with `sandbox.webhooks.listen`. Answering nothing means 200;
+ * a number is a status; throwing is answered as a 500.
+ */
+export type WebhookReceiver = (
+  request: Request,
+  context: ReceiverContext,
+) => Response | number | void | Promise<Response | number | void>;
+
+/** Delivery options of `createSandbox({ webhooks })`. */
+export interface WebhookDeliveryOptions {
+  /** Sends every successful delivery twice (at-least-once, on purpose). Default false. */
+  duplicates?: boolean;
+  /**
+   * Delivers each batch (the events recorded by one request or one clock advance) in a
+   * deterministic shuffled order instead of the order of the log. `true` or a seed. Default false.
+   */
+  shuffle?: boolean | number | string;
+  /** Waits after a failed attempt, in seconds (default {@link RETRY_SCHEDULE_SECONDS}). */
+  retryScheduleSeconds?: readonly number[];
+  /** Name of the signature header (default `X-Service-Signature`). */
+  signatureHeader?: string;
+  /** Name of the event id header (default `X-Service-Event-Id`). */
+  eventIdHeader?: string;
+}
+
+/** Retry waits after each failed attempt, in seconds: 30 s, 2 min, 10 min, 1 h, 6 h, 24 h; then failed. */
+export const RETRY_SCHEDULE_SECONDS: readonly number[] = [30, 120, 600, 3_600, 21_600, 86_400];
+
+/** One request a receiver answered with a 2xx, as `sandbox.webhooks.delivered()` lists it. */
+export interface DeliveredEvent {
+  /** The tenant that owns the endpoint. */
+  tenantId: string;
+  /** Id of the delivery. */
+  deliveryId: string;
+  /** Id of the webhook endpoint. */
+  endpointId: string;
+  /** The endpoint URL. */
+  url: string;
+  /** The event envelope, parsed. */
+  event: SandboxEvent;
+  /** The raw body exactly as sent. */
+  body: string;
+  /** The request headers exactly as sent. */
+  headers: Record<string, string>;
+  /** The 2xx status the receiver answered. */
+  status: number;
+  /** Virtual time of the attempt. */
+  at: Date;
+  /** True for the copy sent by the `duplicates` test mode. */
+  duplicate: boolean;
+}
+
+/** Filter of `delivered()`. */
+export interface DeliveredFilter {
+  /** Only events of this type. */
+  type?: string;
+  /** Only deliveries to this endpoint URL. */
+  url?: string;
+  /** Only this event. */
+  eventId?: string;
+  /** Only this tenant's deliveries. */
+  tenantId?: string;
+}
+
+/** A delivery still waiting for an attempt, as `pending()` lists it. */
+export interface PendingDelivery {
+  /** The tenant that owns the endpoint. */
+  tenantId: string;
+  /** Id of the delivery. */
+  deliveryId: string;
+  /** Id of the event being delivered. */
+  eventId: string;
+  /** Type of the event being delivered. */
+  eventType: string;
+  /** The endpoint URL (empty if the endpoint is gone). */
+  url: string;
+  /** Attempts made so far. */
+  attemptCount: number;
+  /** Error of the latest attempt that recorded one; `null` if none did. */
+  lastError: string | null;
+  /** Virtual time of the next attempt; `null` when none is scheduled. */
+  nextAttemptAt: Date | null;
+}
+
+/** Test helpers of webhook delivery, on `sandbox.webhooks`. */
+export interface SandboxWebhooks {
+  /**
+   * Registers an in-process receiver for an endpoint URL (used by the default transport).
+   * Returns a function that removes it.
+   */
+  listen(url: string, receiver: WebhookReceiver): () => void;
+  /**
+   * The next event of this kind (any kind without one) that a receiver acknowledges with a 2xx.
+   * Rejects after `timeoutMs` of real time (default 5,000).
+   */
+  nextEvent(type?: string, options?: { timeoutMs?: number; tenantId?: string }): Promise<SandboxEvent>;
+  /** Requests that receivers acknowledged with a 2xx, oldest first (the last 10,000). */
+  delivered(filter?: DeliveredFilter): DeliveredEvent[];
+  /** Deliveries waiting for an attempt (every tenant unless one is given). */
+  pending(tenantId?: string): PendingDelivery[];
+  /** Throws an error listing every pending delivery, if any. Call `flush()` first. */
+  assertNothingPending(tenantId?: string): void;
+  /** Waits until every due attempt has been made and recorded (later retries stay scheduled). */
+  flush(): Promise<void>;
+}
