@@ -9,12 +9,22 @@
 // straight into the tenant's collection (src/sandbox/collection.ts), shaped as `acceptQuote`
 // shapes them (src/sandbox/services/conversions.ts), each with its own id and amount strings.
 // They get no timers and no limit reservations: neither is involved in listing.
-import { Engine, type EngineSettings } from '../src/sandbox/core/platform.js';
+import { Platform, type PlatformSettings as EngineSettings } from '../src/sandbox/core/platform.js';
+import { App } from '../src/sandbox/http/app.js';
+import { CORE_ROUTES } from '../src/sandbox/http/routes/index.js';
 import type { ConversionRec, TenantState } from '../src/sandbox/core/state.js';
 import { compare, table, type Figure } from './measure.js';
 
 const STATUSES: ConversionRec['status'][] = ['completed', 'completed', 'completed', 'completed', 'completed', 'expired', 'canceled', 'standby', 'failed', 'awaiting_deposit'];
 const USERS = 10;
+// The platform with its HTTP app, as the bench drove the former single Engine.
+class Engine extends Platform {
+  readonly #app = new App(this, { routes: CORE_ROUTES });
+  handle(request: Request): Promise<Response> {
+    return this.#app.handle(request);
+  }
+}
+
 const T0 = Date.parse('2026-03-02T12:00:00.000Z');
 
 function engine(): { engine: Engine; tenant: TenantState; key: string } {

@@ -23,7 +23,7 @@ export interface GeneratedFile {
  */
 export async function loadRoutes(): Promise<readonly DocumentedRoute[]> {
   try {
-    const { ALL_ROUTES } = await import('../../src/sandbox/http/routes/index.js');
+    const { ALL_ROUTES } = await import('../../src/sandbox/routes.js');
     return ALL_ROUTES;
   } catch (error) {
     throw new Error(

@@ -9,7 +9,7 @@ import { EVENT_TYPES } from '../../src/models/index.js';
 import { PRODUCTION_BASE_URL, SANDBOX_BASE_URL } from '../../src/client/options.js';
 import { ERROR_STATUS } from '../../src/sandbox/core/errors.js';
 import { CONVERSION_MACHINE, KYC_MACHINE, QUOTE_MACHINE, TRANSACTION_MACHINE } from '../../src/sandbox/core/machines.js';
-import type { RouteDef } from '../../src/sandbox/http/routes/index.js';
+import type { RouteDef } from '../../src/sandbox/routes.js';
 import { RESPONSES, type SuccessResponse } from './responses.js';
 import { type JsonSchema, componentSchemas, inlineSchema, modelName, ref } from './schemas.js';
 

@@ -5,7 +5,7 @@
  * be unchanged afterwards (test/fuzz/world.ts says what that means).
  */
 import { expect } from 'vitest';
-import { ALL_ROUTES } from '../../src/sandbox/http/routes/index.js';
+import { ALL_ROUTES } from '../../src/sandbox/routes.js';
 import { envelopeProblem } from './envelope.js';
 import { type FuzzCase, Generator } from './generator.js';
 import { createFuzzWorld, visibleState } from './world.js';

@@ -16,7 +16,7 @@
  *
  * Plain PRNG (mulberry32), not fast-check: 100,000 cases must be cheap to make.
  */
-import type { RouteDef } from '../../src/sandbox/http/routes/index.js';
+import type { RouteDef } from '../../src/sandbox/routes.js';
 
 export type Kind = 'auth' | 'route' | 'method' | 'capability' | 'body' | 'id' | 'query';
 

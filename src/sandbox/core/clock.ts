@@ -129,6 +129,11 @@ export class Clock implements SandboxClock {
     this.#id = [];
   }
 
+  /** When the earliest waiting timer falls due, or `null` without one. */
+  nextDueMs(): number | null {
+    return this.#at.length > 0 ? (this.#at[0] as number) : null;
+  }
+
   /** How many timers are waiting. */
   get pendingTimers(): number {
     return this.#at.length;

@@ -6,7 +6,7 @@
  */
 import Big from 'big.js';
 import type { FailureReason } from '../../models/index.js';
-import type { Scope } from './platform.js';
+import type { Scope } from './world.js';
 import { ApiError } from './errors.js';
 import { type LimitScope, reserve } from './limits.js';
 import { CONVERSION_MACHINE, type ConversionEffect, type ConversionTrigger, type Transition, step } from './machines.js';
@@ -34,8 +34,8 @@ export function getConversion(tenant: TenantState, id: string): ConversionRec {
 function limitScope(scope: Scope, conv: ConversionRec): LimitScope {
   const user = scope.tenant.users.get(conv.userId);
   return {
-    settings: scope.engine.limits,
-    platform: scope.engine.platformUsage,
+    settings: scope.world.limits,
+    platform: scope.world.platformUsage,
     partner: scope.tenant.usage,
     userId: conv.userId,
     kycApproved: user?.kycStatus === 'approved' && user.deletedAt === null,
@@ -53,20 +53,20 @@ type Effect = (scope: Scope, conv: ConversionRec, input: ConversionInput, row: R
 const EFFECTS: Record<ConversionEffect, Effect> = {
   reserve_limit(scope, conv, input) {
     const next = reserve(limitScope(scope, conv), conv, brlValue(input.quote as QuoteRec));
-    conv.reservedBrl = scope.engine.intern(next.reservedBrl);
+    conv.reservedBrl = scope.world.intern(next.reservedBrl);
   },
   consume_quote(scope, conv, input) {
     moveQuote(scope, input.quote as QuoteRec, 'consume', conv.id);
   },
   open_deposit_window(scope, conv) {
-    scope.engine.schedule(scope.tenant, conv.windowExpiresAt, 'conversion.window', conv.id);
+    scope.world.schedule(scope.tenant, conv.windowExpiresAt, 'conversion.window', conv.id);
   },
   release_limit(scope, conv) {
-    conv.reservedBrl = scope.engine.intern(reserve(limitScope(scope, conv), conv, '0').reservedBrl);
+    conv.reservedBrl = scope.world.intern(reserve(limitScope(scope, conv), conv, '0').reservedBrl);
   },
   add_received(scope, conv, input) {
     const dp = conv.direction === 'onramp' ? 2 : 6;
-    conv.received = scope.engine.intern(new Big(conv.received).plus(input.amount ?? '0').toFixed(dp));
+    conv.received = scope.world.intern(new Big(conv.received).plus(input.amount ?? '0').toFixed(dp));
   },
   confirm_usdt_deposit(scope, conv) {
     if (conv.direction === 'offramp') conv.usdtAt ??= scope.at;
@@ -84,17 +84,17 @@ const EFFECTS: Record<ConversionEffect, Effect> = {
     conv.transactionId = tx.id;
   },
   schedule_settlement(scope, conv) {
-    conv.settleAt = scope.at + scope.engine.settings.settlementDelayMs;
-    scope.engine.schedule(scope.tenant, conv.settleAt, 'conversion.settle', conv.id);
+    conv.settleAt = scope.at + scope.world.settings.settlementDelayMs;
+    scope.world.schedule(scope.tenant, conv.settleAt, 'conversion.settle', conv.id);
   },
   enter_standby(scope, conv, _input, row) {
     conv.standbyAt = scope.at;
     conv.standbyReason = row.reason ?? null;
-    scope.engine.schedule(scope.tenant, scope.at + STANDBY_MS, 'conversion.standby', conv.id);
+    scope.world.schedule(scope.tenant, scope.at + STANDBY_MS, 'conversion.standby', conv.id);
   },
   take_liquidation_quote(scope, conv) {
     const original = scope.tenant.quotes.get(conv.quoteId) as QuoteRec;
-    const pricing = livePricing(scope.engine.pricing);
+    const pricing = livePricing(scope.world.pricing);
     let priced;
     try {
       priced = price(pricing, conv.direction, { source: conv.received });
@@ -157,17 +157,17 @@ export function applyConversion(scope: Scope, conv: ConversionRec, trigger: Conv
       c.updatedAt = scope.at;
     });
   }
-  if (row.event) scope.engine.record(scope.tenant, row.event, conversionOut(conv), scope.at);
+  if (row.event) scope.world.record(scope.tenant, row.event, conversionOut(conv), scope.at);
 }
 
 /** Accepts a quote into a new conversion. */
 export function acceptQuote(scope: Scope, quoteId: string): ConversionRec {
-  const { engine, at } = scope;
+  const { world, at } = scope;
   const quote = getQuote(scope.tenant, quoteId);
   // Refusals of the quote machine (quote_expired, quote_already_consumed) come before anything else.
   if (quote.status !== 'active') moveQuote(scope, quote, 'consume');
   const conv: ConversionRec = {
-    id: engine.random.uuid(),
+    id: world.random.uuid(),
     seq: -1,
     userId: quote.userId,
     quoteId: quote.id,
@@ -177,7 +177,7 @@ export function acceptQuote(scope: Scope, quoteId: string): ConversionRec {
     expected: quote.sourceAmount,
     received: quote.direction === 'onramp' ? '0.00' : '0.000000',
     targetAmount: quote.netTargetAmount,
-    windowExpiresAt: at + engine.settings.depositWindowMs,
+    windowExpiresAt: at + world.settings.depositWindowMs,
     standbyAt: null,
     standbyReason: null,
     pixAt: null,

@@ -1,7 +1,8 @@
 /**
- * The engine behind a sandbox: tenants, keys, pricing, limits, the event log and emitter,
- * timers, and the request pipeline (src/sandbox/pipeline.ts). No module state: everything
- * lives on an instance.
+ * The platform behind a sandbox: tenants, keys, pricing, limits, the event log and emitter, and
+ * the timers of every tenant (dispatched through the timer table, core/timers.ts). It implements
+ * the `World` services read and holds no router, stage or plugin: the HTTP app (../http) and the
+ * plugins (../plugins) are built on top of it and subscribe to its events. No module state.
  * @module
  */
 import { EventEmitter } from 'eventemitter3';
@@ -9,53 +10,30 @@ import type { EventType } from '../../models/index.js';
 import { type Capability, defaultCapabilities } from './capabilities.js';
 import { Clock, type Timer } from './clock.js';
 import { DEFAULT_LIMITS, type LimitSettings, type Usage } from './limits.js';
-import { type Answer, type Incoming, type Middleware, type NamedMiddleware, STAGES, incomingOf, runPipeline, toResponse } from '../http/pipeline.js';
 import { DEFAULT_PRICING, type PricingSettings } from './pricing.js';
 import { Random } from './random.js';
-import { ALL_ROUTES, type RouteDef } from '../http/routes/index.js';
-import { TrieRouter } from '../http/router.js';
-import { fireTimer } from './timers.js';
-import { iso } from './wire.js';
 import { type KeyRec, type SandboxEvent, type TenantState, createTenantState } from './state.js';
-import type { FaultInjector } from '../plugins/faults/injector.js';
-import type { WebhookService } from '../plugins/webhooks/service.js';
+import { CORE_TIMERS, type TimerTable, fireTimer, rescheduleAll } from './timers.js';
+import { iso } from './wire.js';
+import type { PlatformSettings, World } from './world.js';
 
-/** Normalized engine settings. */
-export interface EngineSettings {
-  environment: 'sandbox' | 'production';
-  /** Start instant of a frozen clock; `null` follows real time. */
-  start: number | null;
-  seed: number | string | undefined;
-  quoteTtlMs: number;
-  depositWindowMs: number;
-  settlementDelayMs: number;
-  transactionWindowMs: number;
-  idempotencyTtlMs: number;
-  eventLogSize: number;
-  /** POST /v1/quotes per key per 60 s (0: no limit). */
-  quoteRateLimit: number;
-}
+export type { PlatformSettings } from './world.js';
 
-/** Events of the engine's emitter. */
-export interface EngineEvents {
+/** Events of the platform's emitter. */
+export interface PlatformEvents {
   /** A state change: the event envelope and the id of the tenant it belongs to. */
   event: [event: SandboxEvent, tenantId: string];
-  /** A listener threw; the engine carried on. */
+  /** A listener threw; the platform carried on. */
   error: [error: unknown];
 }
 
-/** What every service receives: the engine, the tenant and the instant of the change. */
-export interface Scope {
-  engine: Engine;
-  tenant: TenantState;
-  at: number;
-}
+// Real timers, as the module found them: test suites that fake timers must not stop retries.
+const realSetTimeout = globalThis.setTimeout;
 
-/** The sandbox engine. */
-export class Engine extends EventEmitter<EngineEvents> {
-  readonly settings: EngineSettings;
+/** The sandbox platform: state, emitter and timers. */
+export class Platform extends EventEmitter<PlatformEvents> implements World {
+  readonly settings: PlatformSettings;
   readonly random: Random;
-  readonly router = new TrieRouter<RouteDef>();
   pricing: PricingSettings = { ...DEFAULT_PRICING };
   limits: LimitSettings;
   platformUsage: Usage = new Map();
@@ -64,25 +42,25 @@ export class Engine extends EventEmitter<EngineEvents> {
   cursorSecret: string;
   defaultTenantId = '';
   defaultKeyId = '';
-  middlewares: NamedMiddleware[] = [...STAGES];
-  /** Webhook delivery (src/sandbox/webhooks), attached by createSandbox. */
-  webhooks: WebhookService | null = null;
-  /** Fault injection (src/sandbox/faults), attached by createSandbox. */
-  faults: FaultInjector | null = null;
+  readonly #timers: TimerTable = { ...CORE_TIMERS };
   readonly #pending = new Set<Promise<unknown>>();
   #strings = new Map<string, string>();
 
-  constructor(settings: EngineSettings, pricing?: Partial<PricingSettings>, limits?: LimitSettings) {
+  constructor(settings: PlatformSettings, pricing?: Partial<PricingSettings>, limits?: LimitSettings) {
     super();
     this.settings = settings;
     this.random = new Random(settings.seed);
     this.pricing = { ...DEFAULT_PRICING, ...pricing };
     this.limits = limits ?? structuredClone(DEFAULT_LIMITS);
     this.cursorSecret = this.random.base62(32);
-    for (const route of ALL_ROUTES) {
-      if (route.sandboxOnly && settings.environment === 'production') continue;
-      this.router.add(route.method, route.path, route);
+  }
+
+  /** Adds timer kinds (a plugin's); a kind already known is refused. */
+  addTimers(table: TimerTable): void {
+    for (const kind of Object.keys(table)) {
+      if (kind in this.#timers) throw new TypeError(`Timer kind ${kind} is already defined.`);
     }
+    Object.assign(this.#timers, table);
   }
 
   /** A new clock for a tenant, at the current time of the default tenant (or the start). */
@@ -138,7 +116,7 @@ export class Engine extends EventEmitter<EngineEvents> {
     try {
       super.emit('event', event, tenant.id);
     } catch (error) {
-      if (this.listenerCount('error') > 0) super.emit('error', error);
+      this.#failed(error);
     }
     return event;
   }
@@ -149,20 +127,47 @@ export class Engine extends EventEmitter<EngineEvents> {
     return log.slice(Math.max(0, log.length - this.settings.eventLogSize));
   }
 
-  /** Schedules a timer on a tenant's clock. */
+  /** Schedules a timer on a tenant's clock (and wakes a real-time clock for kinds that ask). */
   schedule(tenant: TenantState, at: number, kind: string, id: string): void {
     tenant.clock.schedule({ at, kind, id });
+    const wait = at - tenant.clock.nowMs();
+    if (this.#timers[kind]?.wake === true && tenant.clock.realTime && wait > 0) {
+      // A clock that follows real time has no one to advance it: wake it up when the timer is due.
+      const tenantId = tenant.id;
+      const handle = realSetTimeout(() => this.tenants.get(tenantId)?.clock.runDue(), Math.min(wait, 2_147_000_000)) as unknown as { unref?: () => void };
+      handle.unref?.();
+    }
   }
 
+  /** Re-creates every timer of a tenant from its records (restore), every kind included. */
+  reschedule(tenant: TenantState): void {
+    rescheduleAll(this.#timers, tenant, (at, kind, id) => this.schedule(tenant, at, kind, id));
+  }
+
+  /** Fires one timer of a tenant through the timer table; a listener's error goes to `error`. */
   fire(tenantId: string, timer: Timer): void {
     const tenant = this.tenants.get(tenantId);
     if (!tenant) return;
     try {
-      fireTimer({ engine: this, tenant, at: timer.at }, timer);
-      this.webhooks?.onTimer(tenant, timer);
+      fireTimer(this.#timers, { world: this, tenant, at: timer.at }, timer);
     } catch (error) {
-      if (this.listenerCount('error') > 0) super.emit('error', error);
+      this.#failed(error);
     }
+  }
+
+  /** The earliest instant at which a timer of any tenant falls due, or `null` without one. */
+  nextDue(): number | null {
+    let next: number | null = null;
+    for (const tenant of this.tenants.values()) {
+      const at = tenant.clock.nextDueMs();
+      if (at !== null && (next === null || at < next)) next = at;
+    }
+    return next;
+  }
+
+  /** Fires, tenant by tenant, every timer due by each tenant's own clock. */
+  runDue(): void {
+    for (const tenant of this.tenants.values()) tenant.clock.runDue();
   }
 
   /**
@@ -188,20 +193,13 @@ export class Engine extends EventEmitter<EngineEvents> {
     while (this.#pending.size > 0) await Promise.all([...this.#pending]);
   }
 
-  /** Inserts a middleware into the pipeline, before a named stage (default: before `idempotency`). */
-  use(name: string, run: Middleware, before = 'idempotency'): void {
-    const at = this.middlewares.findIndex((m) => m.name === before);
-    this.middlewares.splice(at < 0 ? this.middlewares.length - 1 : at, 0, { name, run });
+  /** Reports an error of a listener or an effect on `error` (dropped without a listener). */
+  reportError(error: unknown): void {
+    this.#failed(error);
   }
 
-  /** Handles one web Request (`sandbox.handle`: msw, the server). */
-  handle(request: Request): Promise<Response> {
-    return runPipeline(this, incomingOf(request)).then(toResponse);
-  }
-
-  /** Handles one request and gives the answer before it becomes a Response (`sandbox.fetch`). */
-  dispatch(incoming: Incoming): Promise<Answer> {
-    return runPipeline(this, incoming);
+  #failed(error: unknown): void {
+    if (this.listenerCount('error') > 0) super.emit('error', error);
   }
 
   /** Every capability name, for validation of tenant creation. */

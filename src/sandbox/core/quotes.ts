@@ -3,7 +3,7 @@
  * @module
  */
 import type { CreateQuoteBody } from '../../models/index.js';
-import type { Scope } from './platform.js';
+import type { Scope } from './world.js';
 import { ApiError } from './errors.js';
 import { QUOTE_MACHINE, type QuoteTrigger, step } from './machines.js';
 import { resolvePixKey } from './pix.js';
@@ -38,11 +38,11 @@ export function moveQuote(scope: Scope, quote: QuoteRec, trigger: QuoteTrigger, 
 
 /** Creates a quote from a request body. */
 export function createQuote(scope: Scope, body: CreateQuoteBody): QuoteRec {
-  const { engine, tenant, at } = scope;
+  const { world, tenant, at } = scope;
   liveUser(tenant, body.user_id);
   const direction: Direction = body.source_currency === 'BRL' ? 'onramp' : 'offramp';
   const holder = body.source_currency === 'USDT' ? resolvePixKey(body.pix_key_type, body.pix_key) : null;
-  const priced = price(livePricing(engine.pricing), direction, { source: body.source_amount, target: body.target_amount });
+  const priced = price(livePricing(world.pricing), direction, { source: body.source_amount, target: body.target_amount });
   return insertQuote(scope, {
     userId: body.user_id,
     direction,
@@ -66,32 +66,32 @@ export function insertQuote(
     pixVerifiedAt?: number | null;
   },
 ): QuoteRec {
-  const { engine, tenant } = scope;
+  const { world, tenant } = scope;
   step(QUOTE_MACHINE, null, 'create');
   const rec: QuoteRec = {
-    id: engine.random.uuid(),
+    id: world.random.uuid(),
     seq: 0,
     userId: q.userId,
     direction: q.direction,
-    sourceAmount: engine.intern(q.priced.sourceAmount),
-    targetAmount: engine.intern(q.priced.targetAmount),
-    exchangeRate: engine.intern(q.priced.exchangeRate),
+    sourceAmount: world.intern(q.priced.sourceAmount),
+    targetAmount: world.intern(q.priced.targetAmount),
+    exchangeRate: world.intern(q.priced.exchangeRate),
     spreadBps: q.priced.spreadBps,
-    feeUsdt: engine.intern(q.priced.withdrawalFeeUsdt),
-    netTargetAmount: engine.intern(q.priced.netTargetAmount),
-    walletAddress: q.walletAddress === null ? null : engine.intern(q.walletAddress),
-    pixKey: q.pix ? engine.intern(q.pix.key) : null,
+    feeUsdt: world.intern(q.priced.withdrawalFeeUsdt),
+    netTargetAmount: world.intern(q.priced.netTargetAmount),
+    walletAddress: q.walletAddress === null ? null : world.intern(q.walletAddress),
+    pixKey: q.pix ? world.intern(q.pix.key) : null,
     pixKeyType: q.pix?.type ?? null,
-    holderName: q.pix ? engine.intern(q.pix.holder.name) : null,
-    holderDocument: q.pix ? engine.intern(q.pix.holder.documentMasked) : null,
+    holderName: q.pix ? world.intern(q.pix.holder.name) : null,
+    holderDocument: q.pix ? world.intern(q.pix.holder.documentMasked) : null,
     pixVerifiedAt: q.pix ? (q.pixVerifiedAt ?? q.at) : null,
     status: 'active',
-    expiresAt: q.at + engine.settings.quoteTtlMs,
+    expiresAt: q.at + world.settings.quoteTtlMs,
     consumedAt: null,
     consumedBy: null,
     createdAt: q.at,
   };
   tenant.quotes.insert(rec);
-  engine.schedule(tenant, rec.expiresAt, 'quote.ttl', rec.id);
+  world.schedule(tenant, rec.expiresAt, 'quote.ttl', rec.id);
   return rec;
 }

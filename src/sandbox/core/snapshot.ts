@@ -1,14 +1,13 @@
 /**
- * `snapshot()` / `restore()`: the whole engine state as JSON (every tenant, its clock time,
+ * `snapshot()` / `restore()`: the whole platform state as JSON (every tenant, its clock time,
  * keys, idempotency records, rate windows, usage, event log), with timers re-created from
  * the state on restore. Snapshots hold API key secrets: treat them as test fixtures only.
  * @module
  */
-import type { Engine } from './platform.js';
+import type { Platform } from './platform.js';
 import type { LimitSettings } from './limits.js';
 import type { PricingSettings } from './pricing.js';
 import type { RandomState } from './random.js';
-import { rescheduleAll } from './timers.js';
 import {
   type ConversionRec,
   type IdempotencyRec,
@@ -75,8 +74,8 @@ export interface SandboxSnapshot {
 }
 
 /** Takes a snapshot (a deep copy: later changes do not affect it). */
-export function takeSnapshot(engine: Engine): SandboxSnapshot {
-  const tenants: TenantSnapshot[] = [...engine.tenants.values()].map((t) => ({
+export function takeSnapshot(platform: Platform): SandboxSnapshot {
+  const tenants: TenantSnapshot[] = [...platform.tenants.values()].map((t) => ({
     id: t.id,
     now: new Date(t.clock.nowMs()).toISOString(),
     users: [...t.users.all()],
@@ -87,46 +86,46 @@ export function takeSnapshot(engine: Engine): SandboxSnapshot {
     idempotency: [...t.idempotency.values()].filter((r) => !r.running),
     rateWindows: [...t.rateWindows.entries()],
     usage: [...t.usage.entries()],
-    events: engine.eventsOf(t),
+    events: platform.eventsOf(t),
     extensions: t.extensions,
   }));
   const snapshot: SandboxSnapshot = {
     format: 'pix-usdt-sandbox',
     version: 1,
-    environment: engine.settings.environment,
-    random: engine.random.state,
-    cursorSecret: engine.cursorSecret,
-    pricing: engine.pricing,
-    limits: engine.limits,
-    platformUsage: [...engine.platformUsage.entries()],
-    defaultTenantId: engine.defaultTenantId,
-    defaultKeyId: engine.defaultKeyId,
+    environment: platform.settings.environment,
+    random: platform.random.state,
+    cursorSecret: platform.cursorSecret,
+    pricing: platform.pricing,
+    limits: platform.limits,
+    platformUsage: [...platform.platformUsage.entries()],
+    defaultTenantId: platform.defaultTenantId,
+    defaultKeyId: platform.defaultKeyId,
     tenants,
   };
   return JSON.parse(JSON.stringify(snapshot)) as SandboxSnapshot;
 }
 
 /**
- * Replaces the engine's state with a snapshot. Each tenant's clock is set to the snapshot's
+ * Replaces the platform's state with a snapshot. Each tenant's clock is set to the snapshot's
  * time, or to `notBefore` when that is later (reset never moves a clock backwards).
  */
-export function loadSnapshot(engine: Engine, input: SandboxSnapshot | string, notBefore?: number): void {
+export function loadSnapshot(platform: Platform, input: SandboxSnapshot | string, notBefore?: number): void {
   const snap = (typeof input === 'string' ? JSON.parse(input) : JSON.parse(JSON.stringify(input))) as SandboxSnapshot;
   if (snap?.format !== 'pix-usdt-sandbox' || snap.version !== 1) throw new TypeError('Not a pix-usdt sandbox snapshot (format version 1).');
-  if (snap.environment !== engine.settings.environment) {
-    throw new TypeError(`The snapshot is of a ${snap.environment} sandbox; this one is ${engine.settings.environment}.`);
+  if (snap.environment !== platform.settings.environment) {
+    throw new TypeError(`The snapshot is of a ${snap.environment} sandbox; this one is ${platform.settings.environment}.`);
   }
-  engine.random.state = snap.random;
-  engine.cursorSecret = snap.cursorSecret;
-  engine.pricing = snap.pricing;
-  engine.limits = snap.limits;
-  engine.platformUsage = new Map(snap.platformUsage);
-  engine.defaultTenantId = snap.defaultTenantId;
-  engine.defaultKeyId = snap.defaultKeyId;
-  engine.tenants = new Map();
-  engine.keys = new Map();
+  platform.random.state = snap.random;
+  platform.cursorSecret = snap.cursorSecret;
+  platform.pricing = snap.pricing;
+  platform.limits = snap.limits;
+  platform.platformUsage = new Map(snap.platformUsage);
+  platform.defaultTenantId = snap.defaultTenantId;
+  platform.defaultKeyId = snap.defaultKeyId;
+  platform.tenants = new Map();
+  platform.keys = new Map();
   for (const t of snap.tenants) {
-    const clock = engine.newClock(t.id);
+    const clock = platform.newClock(t.id);
     clock.set(Math.max(Date.parse(t.now), notBefore ?? -Infinity));
     const tenant = createTenantState(t.id, clock);
     for (const u of t.users) {
@@ -138,7 +137,7 @@ export function loadSnapshot(engine: Engine, input: SandboxSnapshot | string, no
     for (const c of t.conversions) tenant.conversions.insert(c);
     for (const x of t.transactions) tenant.transactions.insert(x);
     tenant.keys = t.keys;
-    for (const k of t.keys) engine.keys.set(k.secret, k);
+    for (const k of t.keys) platform.keys.set(k.secret, k);
     for (const r of [...t.idempotency].sort((a, b) => a.startedAt - b.startedAt)) {
       tenant.idempotency.set(r.key, r);
       tenant.idempotencyOrder.push([r.startedAt, r.key]);
@@ -147,8 +146,7 @@ export function loadSnapshot(engine: Engine, input: SandboxSnapshot | string, no
     tenant.usage = new Map(t.usage);
     tenant.events = t.events;
     tenant.extensions = t.extensions;
-    engine.tenants.set(t.id, tenant);
-    rescheduleAll(tenant);
-    engine.webhooks?.onRestore(tenant);
+    platform.tenants.set(t.id, tenant);
+    platform.reschedule(tenant);
   }
 }

@@ -1,81 +1,102 @@
 /**
- * What each timer does when it falls due. A timer whose subject moved on (another state,
- * another deadline) does nothing: timers are never cancelled, only outdated.
+ * Timers as one table: for each kind, where its records live (`load`), when a record is due
+ * (`due`, `null` when it is not waiting for that timer) and what falling due does (`fire`).
+ * Firing and restore both read it: a timer whose record moved on (another state, another
+ * deadline) does nothing, since timers are never cancelled, only outdated; restore re-creates
+ * every timer from `due`. Plugins add kinds of their own (`webhook.attempt`) with the same shape.
  * @module
  */
 import Big from 'big.js';
 import type { Timer } from './clock.js';
-import type { Scope } from './platform.js';
-import { STANDBY_MS } from './wire.js';
-import type { TenantState } from './state.js';
 import { applyConversion } from './conversions.js';
 import { moveQuote } from './quotes.js';
+import type { ConversionRec, QuoteRec, TenantState, TransactionRec, UserRec } from './state.js';
 import { applyTransaction } from './transactions.js';
 import { applyKyc } from './users.js';
+import { STANDBY_MS } from './wire.js';
+import type { Scope } from './world.js';
 
-/** Fires one timer at its due time (`scope.at`). */
-export function fireTimer(scope: Scope, timer: Timer): void {
-  const { tenant, at } = scope;
-  switch (timer.kind) {
-    case 'quote.ttl': {
-      const quote = tenant.quotes.get(timer.id);
-      if (quote?.status === 'active' && quote.expiresAt === at) moveQuote(scope, quote, 'ttl_passes');
-      return;
-    }
-    case 'conversion.window': {
-      const conv = tenant.conversions.get(timer.id);
-      if (conv?.status === 'awaiting_deposit' && conv.windowExpiresAt === at) {
-        applyConversion(scope, conv, new Big(conv.received).gt(0) ? 'window_passes_funded' : 'window_passes_empty');
-      }
-      return;
-    }
-    case 'conversion.standby': {
-      const conv = tenant.conversions.get(timer.id);
-      if (conv?.status === 'standby' && conv.standbyAt !== null && conv.standbyAt + STANDBY_MS === at) {
-        applyConversion(scope, conv, 'standby_window_passes');
-      }
-      return;
-    }
-    case 'conversion.settle': {
-      const conv = tenant.conversions.get(timer.id);
-      if ((conv?.status === 'funded' || conv?.status === 'liquidated') && conv.settleAt === at) applyConversion(scope, conv, 'settle');
-      return;
-    }
-    case 'transaction.expire': {
-      const tx = tenant.transactions.get(timer.id);
-      if (tx?.status === 'pending_payment' && tx.expiresAt === at) applyTransaction(scope, tx, 'expire');
-      return;
-    }
-    case 'transaction.settle': {
-      const tx = tenant.transactions.get(timer.id);
-      if (tx?.status === 'payment_received' && tx.settleAt === at && tx.conversionId === null) applyTransaction(scope, tx, 'settle');
-      return;
-    }
-    case 'user.kyc_expiry': {
-      const user = tenant.users.get(timer.id);
-      if (user?.kycStatus === 'approved' && user.kycExpiresAt === at) applyKyc(scope, user, 'approval_lapses');
-      return;
-    }
-  }
+/** Where a kind's records live: what `Collection` offers. */
+export interface TimerRecords<R> {
+  get(id: string): R | undefined;
+  all(): Iterable<R>;
 }
 
-/** Re-creates every timer from the state of a tenant (restore). */
-export function rescheduleAll(tenant: TenantState): void {
-  const clock = tenant.clock;
-  clock.clearTimers();
-  for (const q of tenant.quotes.all()) if (q.status === 'active') clock.schedule({ at: q.expiresAt, kind: 'quote.ttl', id: q.id });
-  for (const c of tenant.conversions.all()) {
-    if (c.status === 'awaiting_deposit') clock.schedule({ at: c.windowExpiresAt, kind: 'conversion.window', id: c.id });
-    if (c.status === 'standby' && c.standbyAt !== null) clock.schedule({ at: c.standbyAt + STANDBY_MS, kind: 'conversion.standby', id: c.id });
-    if ((c.status === 'funded' || c.status === 'liquidated') && c.settleAt !== null) {
-      clock.schedule({ at: c.settleAt, kind: 'conversion.settle', id: c.id });
+/** One kind of timer. */
+export interface TimerDef<R extends { id: string } = { id: string }> {
+  /** The tenant's records of this kind (`undefined`: none, e.g. a plugin never used). */
+  load(tenant: TenantState): TimerRecords<R> | undefined;
+  /** When the record's timer falls due, or `null` when it waits for none. */
+  due(record: R): number | null;
+  /** What falling due does (called only when `due(record)` is the timer's instant). */
+  fire(scope: Scope, record: R): void;
+  /** Wake a clock that follows real time when due (no one advances it); default: fire on the next request. */
+  wake?: boolean;
+}
+
+/** Timer kinds and their rows. */
+export type TimerTable = Record<string, TimerDef<never>>;
+
+/** Declares a row with its record type inferred. */
+export function timer<R extends { id: string }>(def: TimerDef<R>): TimerDef<never> {
+  return def as unknown as TimerDef<never>;
+}
+
+/** The platform's own timers. */
+export const CORE_TIMERS = {
+  'quote.ttl': timer<QuoteRec>({
+    load: (t) => t.quotes,
+    due: (q) => (q.status === 'active' ? q.expiresAt : null),
+    fire: (s, q) => moveQuote(s, q, 'ttl_passes'),
+  }),
+  'conversion.window': timer<ConversionRec>({
+    load: (t) => t.conversions,
+    due: (c) => (c.status === 'awaiting_deposit' ? c.windowExpiresAt : null),
+    fire: (s, c) => applyConversion(s, c, new Big(c.received).gt(0) ? 'window_passes_funded' : 'window_passes_empty'),
+  }),
+  'conversion.standby': timer<ConversionRec>({
+    load: (t) => t.conversions,
+    due: (c) => (c.status === 'standby' && c.standbyAt !== null ? c.standbyAt + STANDBY_MS : null),
+    fire: (s, c) => applyConversion(s, c, 'standby_window_passes'),
+  }),
+  'conversion.settle': timer<ConversionRec>({
+    load: (t) => t.conversions,
+    due: (c) => ((c.status === 'funded' || c.status === 'liquidated') && c.settleAt !== null ? c.settleAt : null),
+    fire: (s, c) => applyConversion(s, c, 'settle'),
+  }),
+  'transaction.expire': timer<TransactionRec>({
+    load: (t) => t.transactions,
+    due: (x) => (x.status === 'pending_payment' && x.conversionId === null ? x.expiresAt : null),
+    fire: (s, x) => applyTransaction(s, x, 'expire'),
+  }),
+  'transaction.settle': timer<TransactionRec>({
+    load: (t) => t.transactions,
+    due: (x) => (x.status === 'payment_received' && x.conversionId === null && x.settleAt !== null ? x.settleAt : null),
+    fire: (s, x) => applyTransaction(s, x, 'settle'),
+  }),
+  'user.kyc_expiry': timer<UserRec>({
+    load: (t) => t.users,
+    due: (u) => (u.kycStatus === 'approved' && u.kycExpiresAt !== null ? u.kycExpiresAt : null),
+    fire: (s, u) => applyKyc(s, u, 'approval_lapses'),
+  }),
+} satisfies TimerTable;
+
+/** Fires one timer at its due time (`scope.at`); an outdated timer does nothing. */
+export function fireTimer(table: TimerTable, scope: Scope, t: Timer): void {
+  const def = table[t.kind] as TimerDef | undefined;
+  const record = def?.load(scope.tenant)?.get(t.id);
+  if (def && record && def.due(record) === t.at) def.fire(scope, record);
+}
+
+/** Re-creates every timer of a tenant from its records (restore). */
+export function rescheduleAll(table: TimerTable, tenant: TenantState, schedule: (at: number, kind: string, id: string) => void): void {
+  tenant.clock.clearTimers();
+  for (const [kind, def] of Object.entries(table) as Array<[string, TimerDef]>) {
+    const records = def.load(tenant);
+    if (!records) continue;
+    for (const record of records.all()) {
+      const at = def.due(record);
+      if (at !== null) schedule(at, kind, record.id);
     }
-  }
-  for (const t of tenant.transactions.all()) {
-    if (t.status === 'pending_payment' && t.conversionId === null) clock.schedule({ at: t.expiresAt, kind: 'transaction.expire', id: t.id });
-    if (t.status === 'payment_received' && t.settleAt !== null) clock.schedule({ at: t.settleAt, kind: 'transaction.settle', id: t.id });
-  }
-  for (const u of tenant.users.all()) {
-    if (u.kycStatus === 'approved' && u.kycExpiresAt !== null) clock.schedule({ at: u.kycExpiresAt, kind: 'user.kyc_expiry', id: u.id });
   }
 }

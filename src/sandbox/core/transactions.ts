@@ -4,7 +4,7 @@
  */
 import Big from 'big.js';
 import type { TransactionStatus } from '../../models/index.js';
-import type { Scope } from './platform.js';
+import type { Scope } from './world.js';
 import { ApiError, invalid } from './errors.js';
 import { TRANSACTION_MACHINE, type TransactionTrigger, step } from './machines.js';
 import { transactionOut } from './wire.js';
@@ -21,7 +21,7 @@ export function getTransaction(tenant: TenantState, id: string): TransactionRec 
 
 /** Applies a transaction transition and emits its event, if the catalog has one. */
 export function applyTransaction(scope: Scope, tx: TransactionRec, trigger: TransactionTrigger, failureReason?: string): void {
-  const { engine, tenant, at } = scope;
+  const { world, tenant, at } = scope;
   const row = step(TRANSACTION_MACHINE, tx.status, trigger);
   tenant.transactions.update(tx, (t) => {
     t.status = row.to as TransactionStatus;
@@ -39,15 +39,15 @@ export function applyTransaction(scope: Scope, tx: TransactionRec, trigger: Tran
     const user = tenant.users.get(tx.userId);
     if (quote && user) moveWallet(user, new Big(quote.netTargetAmount), at);
   }
-  if (row.event) engine.record(tenant, row.event, transactionOut(tx), at);
+  if (row.event) world.record(tenant, row.event, transactionOut(tx), at);
 }
 
 /** Opens a transaction in pending_payment for an onramp quote. */
 export function openTransaction(scope: Scope, quote: QuoteRec, conversionId: string | null): TransactionRec {
-  const { engine, tenant, at } = scope;
+  const { world, tenant, at } = scope;
   step(TRANSACTION_MACHINE, null, 'create');
   const tx: TransactionRec = {
-    id: engine.random.uuid(),
+    id: world.random.uuid(),
     seq: 0,
     userId: quote.userId,
     quoteId: quote.id,
@@ -64,10 +64,10 @@ export function openTransaction(scope: Scope, quote: QuoteRec, conversionId: str
     createdAt: at,
     updatedAt: at,
     completedAt: null,
-    expiresAt: at + engine.settings.transactionWindowMs,
+    expiresAt: at + world.settings.transactionWindowMs,
   };
   tenant.transactions.insert(tx);
-  if (conversionId === null) engine.schedule(tenant, tx.expiresAt, 'transaction.expire', tx.id);
+  if (conversionId === null) world.schedule(tenant, tx.expiresAt, 'transaction.expire', tx.id);
   return tx;
 }
 
@@ -91,7 +91,7 @@ export function payTransaction(scope: Scope, tx: TransactionRec, amount: string 
   applyTransaction(scope, tx, 'pay');
   if (settle) applyTransaction(scope, tx, 'settle');
   else {
-    tx.settleAt = scope.at + scope.engine.settings.settlementDelayMs;
-    scope.engine.schedule(scope.tenant, tx.settleAt, 'transaction.settle', tx.id);
+    tx.settleAt = scope.at + scope.world.settings.settlementDelayMs;
+    scope.world.schedule(scope.tenant, tx.settleAt, 'transaction.settle', tx.id);
   }
 }

@@ -4,7 +4,7 @@
  */
 import Big from 'big.js';
 import type { KycStatus } from '../../models/index.js';
-import type { Scope } from './platform.js';
+import type { Scope } from './world.js';
 import { ApiError } from './errors.js';
 import { KYC_MACHINE, type KycTrigger, step } from './machines.js';
 import { userOut } from './wire.js';
@@ -22,7 +22,7 @@ export function liveUser(tenant: TenantState, id: string): UserRec {
 
 /** Applies a KYC transition; emits the row's event when kyc_status changes. */
 export function applyKyc(scope: Scope, user: UserRec, trigger: KycTrigger, rejectionReason?: string): void {
-  const { engine, tenant, at } = scope;
+  const { world, tenant, at } = scope;
   const row = step(KYC_MACHINE, user.kycStatus, trigger);
   const s = user.submission;
   tenant.users.update(user, (u) => {
@@ -30,13 +30,13 @@ export function applyKyc(scope: Scope, user: UserRec, trigger: KycTrigger, rejec
     u.updatedAt = at;
     switch (trigger) {
       case 'start':
-        u.submission = { id: engine.random.uuid(), status: 'initiated', createdAt: at, submittedAt: null, resultAt: null, rejectionReason: null };
+        u.submission = { id: world.random.uuid(), status: 'initiated', createdAt: at, submittedAt: null, resultAt: null, rejectionReason: null };
         break;
       case 'force_approved':
         u.kycApprovedAt = at;
         u.kycExpiresAt = at + KYC_VALIDITY_MS;
         if (s) Object.assign(s, { status: 'approved', submittedAt: s.submittedAt ?? at, resultAt: at, rejectionReason: null });
-        engine.schedule(tenant, u.kycExpiresAt, 'user.kyc_expiry', u.id);
+        world.schedule(tenant, u.kycExpiresAt, 'user.kyc_expiry', u.id);
         break;
       case 'force_rejected':
         u.kycApprovedAt = null;
@@ -54,7 +54,7 @@ export function applyKyc(scope: Scope, user: UserRec, trigger: KycTrigger, rejec
         break;
     }
   });
-  if (row.event) engine.record(tenant, row.event, userOut(user), at);
+  if (row.event) world.record(tenant, row.event, userOut(user), at);
 }
 
 /** Adds (or, negative, removes) USDT to a user's wallet, floored at zero. */

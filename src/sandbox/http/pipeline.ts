@@ -6,7 +6,7 @@
  * @module
  */
 import { toIssues } from '../../models/index.js';
-import type { Engine } from '../core/platform.js';
+import type { Platform } from '../core/platform.js';
 import { ApiError } from '../core/errors.js';
 import { hashHex } from '../core/random.js';
 import type { RouteDef } from './routes/types.js';
@@ -38,10 +38,8 @@ export interface HeaderReader {
   get(name: string): string | null;
 }
 
-/** One request on its way through the pipeline. */
+/** One request on its way through the pipeline, as a stage added with `sandbox.use` sees it. */
 export interface Call {
-  /** The sandbox engine that runs the request. */
-  engine: Engine;
   /** The incoming web Request (built on first use when the caller passed `fetch(url, init)`). */
   readonly request: Request;
   /** The request's headers. */
@@ -54,12 +52,10 @@ export interface Call {
   path: string;
   /** URL query, with its leading `?` (empty without one). */
   search: string;
-  /** The caller's tenant; `null` before authentication. */
-  tenant: TenantState | null;
-  /** The caller's API key; `null` before authentication. */
-  key: KeyRec | null;
-  /** The matched route; `null` before routing. */
-  route: RouteDef | null;
+  /** The caller's tenant id; `null` before authentication. */
+  readonly tenantId: string | null;
+  /** The id of the caller's API key; `null` before authentication. */
+  readonly keyId: string | null;
   /** Path parameters of the matched route (e.g. `id`). */
   params: Record<string, string>;
   /** Raw body of a mutation, read at routing (empty for GET). */
@@ -78,14 +74,34 @@ export interface Answer {
   headers: Record<string, string>;
 }
 
-/** A pipeline stage. */
+/** A pipeline stage added with `sandbox.use`. */
 export type Middleware = (call: Call, next: () => Promise<Answer>) => Promise<Answer>;
 
-/** A named pipeline stage. */
-export interface NamedMiddleware {
-  name: string;
-  run: Middleware;
+/** The call as the app's own stages see it: the public one plus what authentication and routing found. */
+export interface AppCall extends Call {
+  readonly platform: Platform;
+  readonly incoming: Incoming;
+  /** The caller's tenant; `null` before authentication. */
+  tenant: TenantState | null;
+  /** The caller's API key; `null` before authentication. */
+  key: KeyRec | null;
+  /** The matched route; `null` before routing. */
+  route: RouteDef | null;
+  /** Finds the route of a method and path. */
+  match(method: string, path: string): { handler: RouteDef; params: Record<string, string> } | null;
 }
+
+/** A stage of the app (a public {@link Middleware} is one). */
+export type Stage = (call: AppCall, next: () => Promise<Answer>) => Promise<Answer>;
+
+/** A check of the app: it throws to refuse, or returns (maybe a promise) to go on; it never wraps. */
+export type Check = (call: AppCall) => void | Promise<void>;
+
+/** A named stage: a check, or a stage that wraps the rest (`run`). */
+export type NamedStage = { name: string; idle?: () => boolean } & ({ run: Stage; check?: never } | { check: Check; run?: never });
+
+/** A plugin's stage and where it goes: before the stage named `before`. */
+export type StageInsert = NamedStage & { before: string };
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
 const KEY_FORMAT = /^sk_(test|live)_[A-Za-z0-9]{32}$/;
@@ -108,8 +124,8 @@ export function errorAnswer(error: unknown, requestId: string): Answer {
   };
 }
 
-const authenticate: Middleware = (call, next) => {
-  const { engine } = call;
+const authenticate: Check = (call) => {
+  const { platform } = call;
   const header = call.headers.get('authorization');
   if (header === null || !header.startsWith('Bearer ')) {
     throw new ApiError('authentication_required', 'Send the header Authorization: Bearer <API key>.');
@@ -117,52 +133,50 @@ const authenticate: Middleware = (call, next) => {
   const token = header.slice(7);
   if (!KEY_FORMAT.test(token)) throw new ApiError('invalid_api_key_format', 'The API key is malformed.');
   const env = token.startsWith('sk_test_') ? 'sandbox' : 'production';
-  if (env !== engine.settings.environment) {
-    throw new ApiError('api_key_env_mismatch', `This is the ${engine.settings.environment} environment; the key belongs to the other one.`);
+  if (env !== platform.settings.environment) {
+    throw new ApiError('api_key_env_mismatch', `This is the ${platform.settings.environment} environment; the key belongs to the other one.`);
   }
-  const key = engine.keys.get(token);
+  const key = platform.keys.get(token);
   if (!key || key.revokedAt !== null) throw new ApiError('authentication_failed', 'The API key is unknown or revoked.');
-  const tenant = engine.tenants.get(key.tenantId);
+  const tenant = platform.tenants.get(key.tenantId);
   if (!tenant) throw new ApiError('authentication_failed', 'The API key is unknown or revoked.');
   // Timers that fell due as real time passed fire now, before the request sees the state.
   tenant.clock.runDue();
   call.key = key;
   call.tenant = tenant;
   call.at = tenant.clock.nowMs();
-  expireIdempotency(engine, tenant, call.at);
-  return next();
+  expireIdempotency(platform, tenant, call.at);
 };
 
-function withBody(call: Call, text: string, next: () => Promise<Answer>): Promise<Answer> {
+function withBody(call: AppCall, text: string): void {
   if (text.length > MAX_BODY) {
     throw new ApiError('validation_error', 'The request body is too large.', { issues: [{ path: '', message: 'At most 1 MB' }] });
   }
   call.bodyText = text;
-  return next();
 }
 
-const route: Middleware = (call, next) => {
-  const match = call.engine.router.match(call.method, call.path);
+const route: Check = (call) => {
+  const match = call.match(call.method, call.path);
   if (!match) throw new ApiError('not_found', `No route for ${call.method} ${call.path}.`);
   call.route = match.handler;
   call.params = match.params;
-  if (!MUTATIONS.has(call.method)) return next();
-  const { incoming } = call as PipelineCall;
+  if (!MUTATIONS.has(call.method)) return;
+  const { incoming } = call;
   // A body already held as a string (sandbox.fetch) is used without waiting a turn.
-  return incoming.body !== undefined ? withBody(call, incoming.body, next) : incoming.text().then((text) => withBody(call, text, next));
+  if (incoming.body !== undefined) withBody(call, incoming.body);
+  else return incoming.text().then((text) => withBody(call, text));
 };
 
-const authorize: Middleware = (call, next) => {
+const authorize: Check = (call) => {
   const capability = (call.route as RouteDef).capability;
   if (!(call.key as KeyRec).capabilities.includes(capability)) {
     throw new ApiError('missing_capability', `This API key lacks the capability ${capability}.`, { capability });
   }
-  return next();
 };
 
-const rateLimit: Middleware = (call, next) => {
-  const limit = call.engine.settings.quoteRateLimit;
-  if (!(call.route as RouteDef).rateLimited || limit <= 0) return next();
+const rateLimit: Check = (call) => {
+  const limit = call.platform.settings.quoteRateLimit;
+  if (!(call.route as RouteDef).rateLimited || limit <= 0) return;
   const tenant = call.tenant as TenantState;
   const keyId = (call.key as KeyRec).id;
   let window = tenant.rateWindows.get(keyId);
@@ -181,12 +195,11 @@ const rateLimit: Middleware = (call, next) => {
     );
   }
   window.push(call.at);
-  return next();
 };
 
-function expireIdempotency(engine: Engine, tenant: TenantState, at: number): void {
+function expireIdempotency(platform: Platform, tenant: TenantState, at: number): void {
   const order = tenant.idempotencyOrder;
-  const cutoff = at - engine.settings.idempotencyTtlMs;
+  const cutoff = at - platform.settings.idempotencyTtlMs;
   while (tenant.idempotencyHead < order.length && (order[tenant.idempotencyHead] as [number, string])[0] <= cutoff) {
     const [createdAt, key] = order[tenant.idempotencyHead] as [number, string];
     const rec = tenant.idempotency.get(key);
@@ -199,7 +212,7 @@ function expireIdempotency(engine: Engine, tenant: TenantState, at: number): voi
   }
 }
 
-const idempotency: Middleware = async (call, next) => {
+const idempotency: Stage = async (call, next) => {
   if (!MUTATIONS.has(call.method)) return next();
   const routeDef = call.route as RouteDef;
   const key = call.headers.get('idempotency-key');
@@ -257,7 +270,7 @@ function validate<T>(schema: RouteDef['body'], value: unknown, prefix: string): 
   throw new ApiError('validation_error', 'The request is invalid.', { issues });
 }
 
-const execute: Middleware = async (call) => {
+const execute: Stage = async (call) => {
   const routeDef = call.route as RouteDef;
   let body: unknown = {};
   if (MUTATIONS.has(call.method) && call.bodyText.trim() !== '') {
@@ -279,7 +292,7 @@ const execute: Middleware = async (call) => {
   routeDef.precheck?.(body);
   const parsedBody = validate(routeDef.body, body, '');
   const reply = await routeDef.handler({
-    engine: call.engine,
+    world: call.platform,
     tenant: call.tenant as TenantState,
     key: call.key as KeyRec,
     at: call.at,
@@ -293,11 +306,11 @@ const execute: Middleware = async (call) => {
 };
 
 /** The stages in order. */
-export const STAGES: readonly NamedMiddleware[] = [
-  { name: 'authenticate', run: authenticate },
-  { name: 'route', run: route },
-  { name: 'authorize', run: authorize },
-  { name: 'rate_limit', run: rateLimit },
+export const STAGES: readonly NamedStage[] = [
+  { name: 'authenticate', check: authenticate },
+  { name: 'route', check: route },
+  { name: 'authorize', check: authorize },
+  { name: 'rate_limit', check: rateLimit },
   { name: 'idempotency', run: idempotency },
   { name: 'execute', run: execute },
 ];
@@ -310,57 +323,4 @@ export function incomingOf(request: Request): Incoming {
 /** The web `Response` of an answer. */
 export function toResponse(answer: Answer): Response {
   return new Response(answer.body, { status: answer.status, headers: answer.headers });
-}
-
-class PipelineCall implements Call {
-  readonly headers: HeaderReader;
-  readonly method: string;
-  readonly path: string;
-  readonly search: string;
-  tenant: TenantState | null = null;
-  key: KeyRec | null = null;
-  route: RouteDef | null = null;
-  params: Record<string, string> = {};
-  bodyText = '';
-  at = 0;
-  #request: Request | undefined;
-
-  constructor(
-    readonly engine: Engine,
-    readonly incoming: Incoming,
-    readonly requestId: string,
-  ) {
-    this.headers = incoming.headers;
-    this.method = incoming.method.toUpperCase();
-    this.path = incoming.url.pathname;
-    this.search = incoming.url.search;
-  }
-
-  get request(): Request {
-    return (this.#request ??= this.incoming.toRequest());
-  }
-}
-
-/** Runs a request through the engine's pipeline. The answer's headers carry `x-request-id`. */
-export async function runPipeline(engine: Engine, incoming: Incoming): Promise<Answer> {
-  const requestId = `req_${engine.random.uuidHex()}`;
-  let answer: Answer;
-  try {
-    const call = new PipelineCall(engine, incoming, requestId);
-    const stages = engine.middlewares;
-    const run = (i: number): Promise<Answer> => {
-      const stage = stages[i];
-      if (!stage) return Promise.reject(new ApiError('not_found', 'No route.'));
-      try {
-        return Promise.resolve(stage.run(call, () => run(i + 1)));
-      } catch (error) {
-        return Promise.reject(error);
-      }
-    };
-    answer = await run(0);
-  } catch (error) {
-    answer = errorAnswer(error, requestId);
-  }
-  const headers = answer.headers;
-  return { status: answer.status, body: answer.body, headers: { ...headers, 'x-request-id': requestId } };
 }

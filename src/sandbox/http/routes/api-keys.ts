@@ -16,9 +16,9 @@ export const API_KEY_ROUTES: RouteDef[] = [
     path: '/v1/api-keys',
     capability: 'api_keys:read',
     query: PlainListParams,
-    handler({ engine, tenant, query }) {
+    handler({ world, tenant, query }) {
       const fingerprint = filterFingerprint('api_keys', {});
-      let i = (query.cursor === undefined ? tenant.keys.length : decodeCursor(engine.cursorSecret, query.cursor, fingerprint)) - 1;
+      let i = (query.cursor === undefined ? tenant.keys.length : decodeCursor(world.cursorSecret, query.cursor, fingerprint)) - 1;
       const limit = query.limit ?? 50;
       const data = [];
       let next: string | null = null;
@@ -26,7 +26,7 @@ export const API_KEY_ROUTES: RouteDef[] = [
         const key = tenant.keys[i];
         if (!key || key.revokedAt !== null) continue;
         if (data.length === limit) {
-          next = encodeCursor(engine.cursorSecret, i + 1, fingerprint);
+          next = encodeCursor(world.cursorSecret, i + 1, fingerprint);
           break;
         }
         data.push(apiKeyOut(key));
@@ -40,12 +40,12 @@ export const API_KEY_ROUTES: RouteDef[] = [
     capability: 'api_keys:write',
     params: IdParams,
     body: NoBody,
-    handler({ engine, tenant, at, params }) {
+    handler({ world, tenant, at, params }) {
       const old = tenant.keys.find((k) => k.id === params.id);
       // Keys are credentials: another tenant's key and an unknown id answer the same.
       if (!old) throw new ApiError('unauthorized', 'This API key is not yours.');
       if (old.revokedAt !== null) throw new ApiError('invalid_transaction_state', 'This API key is already revoked.');
-      const key = engine.issueKey(tenant, old.name, old.capabilities, at);
+      const key = world.issueKey(tenant, old.name, old.capabilities, at);
       old.revokedAt = at;
       return ok({ ...apiKeyOut(key), api_key: key.secret });
     },

@@ -16,10 +16,10 @@ export const CONVERSION_ROUTES: RouteDef[] = [
     path: '/v1/conversions',
     capability: 'conversions:read',
     query: ListConversionsParams,
-    handler: ({ engine, tenant, query }) =>
+    handler: ({ world, tenant, query }) =>
       ok(
         listPage(
-          engine,
+          world,
           tenant.conversions,
           'conversions',
           query,
@@ -49,9 +49,9 @@ export const CONVERSION_ROUTES: RouteDef[] = [
     capability: 'conversions:write',
     params: IdParams,
     body: NoBody,
-    handler({ engine, tenant, at, params }) {
+    handler({ world, tenant, at, params }) {
       const conv = getConversion(tenant, params.id);
-      applyConversion({ engine, tenant, at }, conv, 'cancel');
+      applyConversion({ world, tenant, at }, conv, 'cancel');
       return ok(conversionOut(conv));
     },
   }),
@@ -61,9 +61,9 @@ export const CONVERSION_ROUTES: RouteDef[] = [
     capability: 'conversions:write',
     params: IdParams,
     body: NoBody,
-    handler({ engine, tenant, at, params }) {
+    handler({ world, tenant, at, params }) {
       const conv = getConversion(tenant, params.id);
-      applyConversion({ engine, tenant, at }, conv, 'liquidate');
+      applyConversion({ world, tenant, at }, conv, 'liquidate');
       return ok(conversionOut(conv));
     },
   }),

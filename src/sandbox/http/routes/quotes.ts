@@ -18,17 +18,17 @@ export const QUOTE_ROUTES: RouteDef[] = [
     capability: 'quotes:write',
     rateLimited: true,
     body: CreateQuoteBody,
-    handler: ({ engine, tenant, at, body }) => created(quoteOut(createQuote({ engine, tenant, at }, body))),
+    handler: ({ world, tenant, at, body }) => created(quoteOut(createQuote({ world, tenant, at }, body))),
   }),
   define({
     method: 'GET',
     path: '/v1/quotes',
     capability: 'quotes:read',
     query: ListQuotesParams,
-    handler: ({ engine, tenant, query }) =>
+    handler: ({ world, tenant, query }) =>
       ok(
         listPage(
-          engine,
+          world,
           tenant.quotes,
           'quotes',
           query,
@@ -53,6 +53,6 @@ export const QUOTE_ROUTES: RouteDef[] = [
     capability: 'quotes:write',
     params: IdParams,
     body: AcceptQuoteBody,
-    handler: ({ engine, tenant, at, params }) => created(conversionOut(acceptQuote({ engine, tenant, at }, params.id))),
+    handler: ({ world, tenant, at, params }) => created(conversionOut(acceptQuote({ world, tenant, at }, params.id))),
   }),
 ];

@@ -13,7 +13,7 @@ import {
   SimulateDepositBody,
   SimulatePaymentBody,
 } from '../../../models/index.js';
-import type { Scope } from '../../core/platform.js';
+import type { Scope } from '../../core/world.js';
 import { ApiError, invalid } from '../../core/errors.js';
 import type { ConversionTrigger } from '../../core/machines.js';
 import { apiKeyOut, conversionOut, iso, kycViewOut, transactionOut } from '../../core/wire.js';
@@ -34,7 +34,7 @@ function scopeAt(ctx: RouteContext<unknown, unknown, unknown>, occurredAt: strin
     if (at > ctx.at) throw invalid('occurred_at', 'Must not be in the future');
     if (conv && at < conv.updatedAt) throw invalid('occurred_at', 'Must not be before the last change of the conversion');
   }
-  return { engine: ctx.engine, tenant: ctx.tenant, at };
+  return { world: ctx.world, tenant: ctx.tenant, at };
 }
 
 function fund(direction: 'onramp' | 'offramp' | 'any') {
@@ -115,10 +115,10 @@ export const TEST_HELPER_ROUTES: RouteDef[] = [
     sandboxOnly: true,
     idempotency: 'optional',
     body: CreateTenantBody,
-    handler({ engine, body }) {
-      const unknown = (body.capabilities ?? []).findIndex((c) => !engine.knownCapability(c));
+    handler({ world, body }) {
+      const unknown = (body.capabilities ?? []).findIndex((c) => !world.knownCapability(c));
       if (unknown >= 0) throw invalid(`capabilities.${unknown}`, 'Unknown capability');
-      const { tenant, key } = engine.createTenant(body.capabilities);
+      const { tenant, key } = world.createTenant(body.capabilities);
       return created({ tenant_id: tenant.id, api_key: { ...apiKeyOut(key), api_key: key.secret } });
     },
   }),

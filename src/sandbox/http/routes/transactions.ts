@@ -16,17 +16,17 @@ export const TRANSACTION_ROUTES: RouteDef[] = [
     path: '/v1/transactions',
     capability: 'transactions:write',
     body: CreateTransactionBody,
-    handler: ({ engine, tenant, at, body }) => created(transactionOut(createTransaction({ engine, tenant, at }, body.quote_id))),
+    handler: ({ world, tenant, at, body }) => created(transactionOut(createTransaction({ world, tenant, at }, body.quote_id))),
   }),
   define({
     method: 'GET',
     path: '/v1/transactions',
     capability: 'transactions:read',
     query: ListTransactionsParams,
-    handler: ({ engine, tenant, query }) =>
+    handler: ({ world, tenant, query }) =>
       ok(
         listPage(
-          engine,
+          world,
           tenant.transactions,
           'transactions',
           query,

@@ -5,12 +5,12 @@
  */
 import type * as z from 'zod/mini';
 import type { Capability } from '../../core/capabilities.js';
-import type { Engine } from '../../core/platform.js';
+import type { Platform } from '../../core/platform.js';
 import type { KeyRec, TenantState } from '../../core/state.js';
 
 /** What a handler receives: a normalized, validated request. */
 export interface RouteContext<P = unknown, Q = unknown, B = unknown> {
-  engine: Engine;
+  world: Platform;
   tenant: TenantState;
   key: KeyRec;
   /** Virtual time of the request. */
@@ -27,7 +27,7 @@ export interface Reply {
   body?: unknown;
 }
 
-/** A route of the engine. */
+/** A route of the world. */
 export interface RouteDef {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   path: string;

@@ -27,7 +27,7 @@ export const USER_ROUTES: RouteDef[] = [
     path: '/v1/users',
     capability: 'users:create',
     body: CreateUserBody,
-    handler({ engine, tenant, at, body }) {
+    handler({ world, tenant, at, body }) {
       const cpf = normalizeCpf(body.document_number);
       if (cpf === null || !isValidCpf(cpf)) {
         throw new ApiError('invalid_cpf', 'The CPF is malformed or its check digits are wrong.', {
@@ -37,7 +37,7 @@ export const USER_ROUTES: RouteDef[] = [
       if (tenant.cpfIndex.has(cpf)) throw new ApiError('duplicate_cpf', 'A user with this CPF already exists.');
       if (tenant.externalIdIndex.has(body.external_id)) throw new ApiError('duplicate_external_id', 'A user with this external_id already exists.');
       const user: UserRec = {
-        id: engine.random.uuid(),
+        id: world.random.uuid(),
         seq: 0,
         externalId: body.external_id,
         name: body.name,
@@ -52,14 +52,14 @@ export const USER_ROUTES: RouteDef[] = [
         updatedAt: at,
         deletedAt: null,
         submission: null,
-        walletId: engine.random.uuid(),
+        walletId: world.random.uuid(),
         balance: '0.000000',
         walletUpdatedAt: at,
       };
       tenant.users.insert(user);
       tenant.cpfIndex.set(cpf, user.id);
       tenant.externalIdIndex.set(user.externalId, user.id);
-      if (body.start_kyc !== false) applyKyc({ engine, tenant, at }, user, 'start');
+      if (body.start_kyc !== false) applyKyc({ world, tenant, at }, user, 'start');
       return created(userOut(user));
     },
   }),
@@ -68,11 +68,11 @@ export const USER_ROUTES: RouteDef[] = [
     path: '/v1/users',
     capability: 'users:read',
     query: ListUsersParams,
-    handler({ engine, tenant, query }) {
+    handler({ world, tenant, query }) {
       const cpf = query.cpf === undefined ? undefined : (normalizeCpf(query.cpf) ?? query.cpf);
       return ok(
         listPage(
-          engine,
+          world,
           tenant.users,
           'users',
           query,
@@ -130,13 +130,13 @@ export const USER_ROUTES: RouteDef[] = [
     path: '/v1/users/:id',
     capability: 'users:write',
     params: IdParams,
-    handler({ engine, tenant, at, params }) {
+    handler({ world, tenant, at, params }) {
       const user = liveUser(tenant, params.id);
       tenant.users.update(user, (u) => {
         u.deletedAt = at;
         u.updatedAt = at;
       });
-      const scope = { engine, tenant, at };
+      const scope = { world, tenant, at };
       // Deleting a user cancels its open offers: active quotes and transactions awaiting payment.
       const all = Number.MAX_SAFE_INTEGER;
       for (const q of tenant.quotes.page({ index: ['user_id', user.id], limit: all }).items) if (q.status === 'active') moveQuote(scope, q, 'user_deleted');

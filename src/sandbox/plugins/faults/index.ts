@@ -4,5 +4,6 @@
  */
 export { FaultInjector, FAULT_PLAN_HEADER, NETWORK_FAULT_HEADER, isNetworkFault } from './injector.js';
 export type { SandboxFaults } from './injector.js';
-export { FAULT_ROUTES, CreateFaultBody } from './routes.js';
+export { faultRoutes, CreateFaultBody } from './routes.js';
+export { faultsPlugin } from './plugin.js';
 export type { FaultAction, FaultPlan, FaultPlanInput } from './plans.js';

@@ -16,10 +16,10 @@
  * marks it lost on the way out: only the caller never hears back.
  * @module
  */
-import type { Engine } from '../../core/platform.js';
+import type { Random } from '../../core/random.js';
 import { NETWORK_FAULT_HEADER } from './marker.js';
 import { ERROR_STATUS } from '../../core/errors.js';
-import type { Answer, Call, Middleware } from '../../http/pipeline.js';
+import type { Answer, Call, Middleware, StageInsert } from '../../http/pipeline.js';
 import { type ActivePlan, type FaultAction, type FaultPlan, type FaultPlanInput, compilePlan, countCall, planMatches, planView } from './plans.js';
 
 export { NETWORK_FAULT_HEADER, isNetworkFault } from './marker.js';
@@ -78,22 +78,28 @@ const networkAnswer = (plan: ActivePlan): Answer => ({ status: 599, body: null, 
 const realSetTimeout = globalThis.setTimeout;
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => realSetTimeout(resolve, ms));
 
-/** The fault injector of one engine. */
+/** The fault injector of one sandbox. */
 export class FaultInjector implements SandboxFaults {
-  readonly #engine: Engine;
+  readonly #random: Random;
   #plans: ActivePlan[] = [];
   readonly #marks = new WeakMap<Call, Mark>();
 
-  constructor(engine: Engine) {
-    this.#engine = engine;
-    engine.faults = this;
-    engine.use('fault_transport', this.#transport, 'authenticate');
-    engine.use('faults', this.#pick, 'idempotency');
-    engine.use('fault_latency', this.#latency, 'execute');
+  constructor(random: Random) {
+    this.#random = random;
+  }
+
+  /** Its stages in the app; idle (skipped) while no plan is in force. */
+  get stages(): StageInsert[] {
+    const idle = (): boolean => this.#plans.length === 0;
+    return [
+      { name: 'fault_transport', run: this.#transport, before: 'authenticate', idle },
+      { name: 'faults', run: this.#pick, before: 'idempotency', idle },
+      { name: 'fault_latency', run: this.#latency, before: 'execute', idle },
+    ];
   }
 
   add(plan: FaultPlanInput): string {
-    const active = compilePlan(this.#engine.random.uuid(), plan);
+    const active = compilePlan(this.#random.uuid(), plan);
     this.#plans.push(active);
     return active.id;
   }
@@ -132,8 +138,8 @@ export class FaultInjector implements SandboxFaults {
     );
 
   readonly #pick: Middleware = (call, next) => {
-    const tenantId = call.tenant?.id;
-    if (this.#plans.length === 0 || tenantId === undefined || EXEMPT.test(call.path)) return next();
+    const tenantId = call.tenantId;
+    if (this.#plans.length === 0 || tenantId === null || EXEMPT.test(call.path)) return next();
     let chosen: ActivePlan | null = null;
     for (const plan of this.#plans) {
       if (!planMatches(plan, call.method, call.path, tenantId)) continue;

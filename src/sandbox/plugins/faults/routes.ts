@@ -4,7 +4,6 @@
  * @module
  */
 import * as z from 'zod/mini';
-import type { Engine } from '../../core/platform.js';
 import { ApiError, ERROR_STATUS, type ErrorCode, invalid } from '../../core/errors.js';
 import { IdParams } from '../../http/routes/shared.js';
 import { type RouteDef, created, define, ok } from '../../http/routes/types.js';
@@ -38,10 +37,6 @@ export const CreateFaultBody = z.strictObject({
 });
 type CreateFaultBody = z.infer<typeof CreateFaultBody>;
 
-function injector(engine: Engine): FaultInjector {
-  if (!engine.faults) throw new ApiError('internal_error', 'Fault injection is not attached to this engine.');
-  return engine.faults;
-}
 
 function actionOf(fault: CreateFaultBody['fault']): FaultAction {
   if (fault.type !== 'error') return fault;
@@ -84,57 +79,56 @@ function planOut(plan: FaultPlan): Record<string, unknown> {
 const helper = { capability: 'sandbox:control', sandboxOnly: true, idempotency: 'optional' } as const;
 const PATH = '/v1/test_helpers/faults';
 
-/** Fault-plan routes. */
-export const FAULT_ROUTES: RouteDef[] = [
-  define({
-    ...helper,
-    method: 'POST',
-    path: PATH,
-    body: CreateFaultBody,
-    handler({ engine, tenant, body }) {
-      const input: FaultPlanInput = { match: body.match, tenantId: tenant.id, fault: actionOf(body.fault) };
-      if (body.nth !== undefined) input.nth = body.nth;
-      if (body.times !== undefined) input.times = body.times;
-      if (body.every !== undefined) input.every = body.every;
-      if (body.probability !== undefined) input.probability = body.probability;
-      if (body.seed !== undefined) input.seed = body.seed;
-      const faults = injector(engine);
-      let id: string;
-      try {
-        id = faults.add(input);
-      } catch (error) {
-        throw invalid('match', error instanceof Error ? error.message : 'Invalid fault plan');
-      }
-      return created(planOut(faults.get(id, tenant.id) as FaultPlan));
-    },
-  }),
-  define({
-    ...helper,
-    method: 'GET',
-    path: PATH,
-    handler: ({ engine, tenant }) => ok({ data: injector(engine).list(tenant.id).map(planOut), next_cursor: null }),
-  }),
-  define({
-    ...helper,
-    method: 'DELETE',
-    path: PATH,
-    handler({ engine, tenant }) {
-      const faults = injector(engine);
-      const count = faults.list(tenant.id).length;
-      faults.clear(tenant.id);
-      return ok({ deleted: count });
-    },
-  }),
-  define({
-    ...helper,
-    method: 'DELETE',
-    path: `${PATH}/:id`,
-    params: IdParams,
-    handler({ engine, tenant, params }) {
-      const faults = injector(engine);
-      if (!faults.get(params.id, tenant.id)) throw new ApiError('not_found', `No fault plan ${params.id}.`);
-      faults.remove(params.id);
-      return ok({ id: params.id, deleted: true });
-    },
-  }),
-];
+/** Fault plan routes, over one injector. */
+export function faultRoutes(faults: FaultInjector): RouteDef[] {
+  return [
+    define({
+      ...helper,
+      method: 'POST',
+      path: PATH,
+      body: CreateFaultBody,
+      handler({ tenant, body }) {
+        const input: FaultPlanInput = { match: body.match, tenantId: tenant.id, fault: actionOf(body.fault) };
+        if (body.nth !== undefined) input.nth = body.nth;
+        if (body.times !== undefined) input.times = body.times;
+        if (body.every !== undefined) input.every = body.every;
+        if (body.probability !== undefined) input.probability = body.probability;
+        if (body.seed !== undefined) input.seed = body.seed;
+        let id: string;
+        try {
+          id = faults.add(input);
+        } catch (error) {
+          throw invalid('match', error instanceof Error ? error.message : 'Invalid fault plan');
+        }
+        return created(planOut(faults.get(id, tenant.id) as FaultPlan));
+      },
+    }),
+    define({
+      ...helper,
+      method: 'GET',
+      path: PATH,
+      handler: ({ tenant }) => ok({ data: faults.list(tenant.id).map(planOut), next_cursor: null }),
+    }),
+    define({
+      ...helper,
+      method: 'DELETE',
+      path: PATH,
+      handler({ tenant }) {
+        const count = faults.list(tenant.id).length;
+        faults.clear(tenant.id);
+        return ok({ deleted: count });
+      },
+    }),
+    define({
+      ...helper,
+      method: 'DELETE',
+      path: `${PATH}/:id`,
+      params: IdParams,
+      handler({ tenant, params }) {
+        if (!faults.get(params.id, tenant.id)) throw new ApiError('not_found', `No fault plan ${params.id}.`);
+        faults.remove(params.id);
+        return ok({ id: params.id, deleted: true });
+      },
+    }),
+  ];
+}

@@ -4,4 +4,5 @@
  */
 export * from './public.js';
 export { WebhookService, ATTEMPT_TIMER, signingSecrets } from './service.js';
-export { WEBHOOK_ROUTES } from './routes.js';
+export { webhookRoutes } from './routes.js';
+export { webhooksPlugin } from './plugin.js';

@@ -9,7 +9,7 @@ import {
   RotateWebhookSecretBody,
   UpdateWebhookEndpointBody,
 } from '../../../models/index.js';
-import type { Engine } from '../../core/platform.js';
+import type { Random } from '../../core/random.js';
 import { ApiError } from '../../core/errors.js';
 import { iso } from '../../core/wire.js';
 import { listPage } from '../../http/list.js';
@@ -22,187 +22,182 @@ import type { EndpointRec } from './types.js';
 
 const DEFAULT_GRACE_SECONDS = 86_400;
 
-function service(engine: Engine): WebhookService {
-  const webhooks = engine.webhooks;
-  if (!webhooks) throw new ApiError('internal_error', 'Webhook delivery is not attached to this engine.');
-  return webhooks;
-}
-
-function liveEndpoint(engine: Engine, tenant: TenantState, id: string): EndpointRec {
-  const endpoint = service(engine).store(tenant).endpoints.get(id);
+function liveEndpoint(webhooks: WebhookService, tenant: TenantState, id: string): EndpointRec {
+  const endpoint = webhooks.store(tenant).endpoints.get(id);
   if (!endpoint || endpoint.deletedAt !== null) throw new ApiError('webhook_endpoint_not_found', `No webhook endpoint ${id}.`);
   return endpoint;
 }
 
-function newSecret(engine: Engine): string {
-  return `whsec_${engine.random.base62(32)}`;
+function newSecret(random: Random): string {
+  return `whsec_${random.base62(32)}`;
 }
 
 const read = { capability: 'webhooks:read' } as const;
 const write = { capability: 'webhooks:write' } as const;
 
-/** Webhook endpoint and delivery routes. */
-export const WEBHOOK_ROUTES: RouteDef[] = [
-  define({
-    ...write,
-    method: 'POST',
-    path: '/v1/webhook_endpoints',
-    body: CreateWebhookEndpointBody,
-    handler({ engine, tenant, at, body }) {
-      const endpoint = service(engine).store(tenant).addEndpoint({
-        id: engine.random.uuid(),
-        seq: 0,
-        url: body.url,
-        status: 'active',
-        eventTypes: [...new Set(body.event_types)],
-        description: body.description ?? null,
-        secret: newSecret(engine),
-        previousSecret: null,
-        previousSecretExpiresAt: null,
-        createdAt: at,
-        updatedAt: at,
-        deletedAt: null,
-      });
-      return created({ ...endpointOut(endpoint), secret: endpoint.secret });
-    },
-  }),
-  define({
-    ...read,
-    method: 'GET',
-    path: '/v1/webhook_endpoints',
-    query: PlainListParams,
-    handler: ({ engine, tenant, query }) =>
-      ok(
-        listPage(engine, service(engine).store(tenant).endpoints, 'webhook_endpoints', query, {}, endpointOut, {
-          index: ['live', '1'],
-          test: () => true,
-        }),
-      ),
-  }),
-  define({
-    ...read,
-    method: 'GET',
-    path: '/v1/webhook_endpoints/:id',
-    params: IdParams,
-    handler: ({ engine, tenant, params }) => ok(endpointOut(liveEndpoint(engine, tenant, params.id))),
-  }),
-  define({
-    ...write,
-    method: 'PATCH',
-    path: '/v1/webhook_endpoints/:id',
-    params: IdParams,
-    body: UpdateWebhookEndpointBody,
-    handler({ engine, tenant, at, params, body }) {
-      const endpoint = liveEndpoint(engine, tenant, params.id);
-      service(engine)
-        .store(tenant)
-        .endpoints.update(endpoint, (e) => {
-          if (body.url !== undefined) e.url = body.url;
-          if (body.event_types !== undefined) e.eventTypes = [...new Set(body.event_types)];
-          if (body.description !== undefined) e.description = body.description;
-          if (body.status !== undefined) e.status = body.status;
-          e.updatedAt = at;
+/** Webhook endpoint and delivery routes, over one delivery service. */
+export function webhookRoutes(webhooks: WebhookService): RouteDef[] {
+  return [
+    define({
+      ...write,
+      method: 'POST',
+      path: '/v1/webhook_endpoints',
+      body: CreateWebhookEndpointBody,
+      handler({ world, tenant, at, body }) {
+        const endpoint = webhooks.store(tenant).addEndpoint({
+          id: world.random.uuid(),
+          seq: 0,
+          url: body.url,
+          status: 'active',
+          eventTypes: [...new Set(body.event_types)],
+          description: body.description ?? null,
+          secret: newSecret(world.random),
+          previousSecret: null,
+          previousSecretExpiresAt: null,
+          createdAt: at,
+          updatedAt: at,
+          deletedAt: null,
         });
-      return ok(endpointOut(endpoint));
-    },
-  }),
-  define({
-    ...write,
-    method: 'DELETE',
-    path: '/v1/webhook_endpoints/:id',
-    params: IdParams,
-    handler({ engine, tenant, at, params }) {
-      const endpoint = liveEndpoint(engine, tenant, params.id);
-      service(engine)
-        .store(tenant)
-        .endpoints.update(endpoint, (e) => {
-          e.deletedAt = at;
-          e.updatedAt = at;
-        });
-      return ok({ id: endpoint.id, deleted: true });
-    },
-  }),
-  define({
-    ...write,
-    method: 'POST',
-    path: '/v1/webhook_endpoints/:id/rotate_secret',
-    params: IdParams,
-    body: RotateWebhookSecretBody,
-    handler({ engine, tenant, at, params, body }) {
-      const endpoint = liveEndpoint(engine, tenant, params.id);
-      const grace = body.grace_period_seconds ?? DEFAULT_GRACE_SECONDS;
-      service(engine)
-        .store(tenant)
-        .endpoints.update(endpoint, (e) => {
-          // A second rotation within the grace period drops the oldest secret: two sign at most.
-          e.previousSecret = grace > 0 ? e.secret : null;
-          e.previousSecretExpiresAt = grace > 0 ? at + grace * 1000 : null;
-          e.secret = newSecret(engine);
-          e.updatedAt = at;
-        });
-      const expires = endpoint.previousSecretExpiresAt;
-      return ok({ ...endpointOut(endpoint), secret: endpoint.secret, previous_secret_expires_at: expires === null ? null : iso(expires) });
-    },
-  }),
-  define({
-    ...read,
-    method: 'GET',
-    path: '/v1/webhook_endpoints/:id/deliveries',
-    params: IdParams,
-    query: ListWebhookDeliveriesParams,
-    handler({ engine, tenant, params, query }) {
-      const endpoint = liveEndpoint(engine, tenant, params.id);
-      const id = endpoint.id;
-      return ok(
-        listPage(
-          engine,
-          service(engine).store(tenant).deliveries,
-          `webhook_deliveries:${id}`,
-          query,
-          {
-            status: { value: query.status === undefined ? undefined : `${id}|${query.status}`, index: 'endpoint_status', test: (d) => d.status === query.status },
-            event_id: { value: query.event_id === undefined ? undefined : `${id}|${query.event_id}`, index: 'endpoint_event', test: (d) => d.eventId === query.event_id },
-          },
-          deliveryOut,
-          { index: ['endpoint', id], test: (d) => d.endpointId === id },
+        return created({ ...endpointOut(endpoint), secret: endpoint.secret });
+      },
+    }),
+    define({
+      ...read,
+      method: 'GET',
+      path: '/v1/webhook_endpoints',
+      query: PlainListParams,
+      handler: ({ world, tenant, query }) =>
+        ok(
+          listPage(world, webhooks.store(tenant).endpoints, 'webhook_endpoints', query, {}, endpointOut, {
+            index: ['live', '1'],
+            test: () => true,
+          }),
         ),
-      );
-    },
-  }),
-  define({
-    ...read,
-    method: 'GET',
-    path: '/v1/webhook_deliveries/:id',
-    params: IdParams,
-    handler({ engine, tenant, params }) {
-      const delivery = service(engine).store(tenant).deliveries.get(params.id);
-      if (!delivery) throw new ApiError('webhook_delivery_not_found', `No webhook delivery ${params.id}.`);
-      return ok(deliveryOut(delivery));
-    },
-  }),
-  define({
-    ...write,
-    method: 'POST',
-    path: '/v1/webhook_deliveries/:id/redeliver',
-    params: IdParams,
-    body: NoBody,
-    handler({ engine, tenant, at, params }) {
-      const webhooks = service(engine);
-      const store = webhooks.store(tenant);
-      const delivery = store.deliveries.get(params.id);
-      if (!delivery) throw new ApiError('webhook_delivery_not_found', `No webhook delivery ${params.id}.`);
-      const endpoint = store.endpoints.get(delivery.endpointId);
-      if (!endpoint || endpoint.deletedAt !== null) throw new ApiError('invalid_transaction_state', 'The endpoint of this delivery was deleted.');
-      if (endpoint.status !== 'active') throw new ApiError('invalid_transaction_state', 'The endpoint of this delivery is disabled.');
-      // A new attempt now, then the retry schedule from its start if it fails.
-      store.deliveries.update(delivery, (d) => {
-        d.status = 'pending';
-        d.failures = 0;
-        d.nextAttemptAt = at;
-        d.updatedAt = at;
-      });
-      webhooks.enqueue(tenant.id, delivery.id);
-      return ok(deliveryOut(delivery));
-    },
-  }),
-];
+    }),
+    define({
+      ...read,
+      method: 'GET',
+      path: '/v1/webhook_endpoints/:id',
+      params: IdParams,
+      handler: ({ tenant, params }) => ok(endpointOut(liveEndpoint(webhooks, tenant, params.id))),
+    }),
+    define({
+      ...write,
+      method: 'PATCH',
+      path: '/v1/webhook_endpoints/:id',
+      params: IdParams,
+      body: UpdateWebhookEndpointBody,
+      handler({ tenant, at, params, body }) {
+        const endpoint = liveEndpoint(webhooks, tenant, params.id);
+        webhooks
+          .store(tenant)
+          .endpoints.update(endpoint, (e) => {
+            if (body.url !== undefined) e.url = body.url;
+            if (body.event_types !== undefined) e.eventTypes = [...new Set(body.event_types)];
+            if (body.description !== undefined) e.description = body.description;
+            if (body.status !== undefined) e.status = body.status;
+            e.updatedAt = at;
+          });
+        return ok(endpointOut(endpoint));
+      },
+    }),
+    define({
+      ...write,
+      method: 'DELETE',
+      path: '/v1/webhook_endpoints/:id',
+      params: IdParams,
+      handler({ tenant, at, params }) {
+        const endpoint = liveEndpoint(webhooks, tenant, params.id);
+        webhooks
+          .store(tenant)
+          .endpoints.update(endpoint, (e) => {
+            e.deletedAt = at;
+            e.updatedAt = at;
+          });
+        return ok({ id: endpoint.id, deleted: true });
+      },
+    }),
+    define({
+      ...write,
+      method: 'POST',
+      path: '/v1/webhook_endpoints/:id/rotate_secret',
+      params: IdParams,
+      body: RotateWebhookSecretBody,
+      handler({ world, tenant, at, params, body }) {
+        const endpoint = liveEndpoint(webhooks, tenant, params.id);
+        const grace = body.grace_period_seconds ?? DEFAULT_GRACE_SECONDS;
+        webhooks
+          .store(tenant)
+          .endpoints.update(endpoint, (e) => {
+            // A second rotation within the grace period drops the oldest secret: two sign at most.
+            e.previousSecret = grace > 0 ? e.secret : null;
+            e.previousSecretExpiresAt = grace > 0 ? at + grace * 1000 : null;
+            e.secret = newSecret(world.random);
+            e.updatedAt = at;
+          });
+        const expires = endpoint.previousSecretExpiresAt;
+        return ok({ ...endpointOut(endpoint), secret: endpoint.secret, previous_secret_expires_at: expires === null ? null : iso(expires) });
+      },
+    }),
+    define({
+      ...read,
+      method: 'GET',
+      path: '/v1/webhook_endpoints/:id/deliveries',
+      params: IdParams,
+      query: ListWebhookDeliveriesParams,
+      handler({ world, tenant, params, query }) {
+        const endpoint = liveEndpoint(webhooks, tenant, params.id);
+        const id = endpoint.id;
+        return ok(
+          listPage(
+            world,
+            webhooks.store(tenant).deliveries,
+            `webhook_deliveries:${id}`,
+            query,
+            {
+              status: { value: query.status === undefined ? undefined : `${id}|${query.status}`, index: 'endpoint_status', test: (d) => d.status === query.status },
+              event_id: { value: query.event_id === undefined ? undefined : `${id}|${query.event_id}`, index: 'endpoint_event', test: (d) => d.eventId === query.event_id },
+            },
+            deliveryOut,
+            { index: ['endpoint', id], test: (d) => d.endpointId === id },
+          ),
+        );
+      },
+    }),
+    define({
+      ...read,
+      method: 'GET',
+      path: '/v1/webhook_deliveries/:id',
+      params: IdParams,
+      handler({ tenant, params }) {
+        const delivery = webhooks.store(tenant).deliveries.get(params.id);
+        if (!delivery) throw new ApiError('webhook_delivery_not_found', `No webhook delivery ${params.id}.`);
+        return ok(deliveryOut(delivery));
+      },
+    }),
+    define({
+      ...write,
+      method: 'POST',
+      path: '/v1/webhook_deliveries/:id/redeliver',
+      params: IdParams,
+      body: NoBody,
+      handler({ tenant, at, params }) {
+        const store = webhooks.store(tenant);
+        const delivery = store.deliveries.get(params.id);
+        if (!delivery) throw new ApiError('webhook_delivery_not_found', `No webhook delivery ${params.id}.`);
+        const endpoint = store.endpoints.get(delivery.endpointId);
+        if (!endpoint || endpoint.deletedAt !== null) throw new ApiError('invalid_transaction_state', 'The endpoint of this delivery was deleted.');
+        if (endpoint.status !== 'active') throw new ApiError('invalid_transaction_state', 'The endpoint of this delivery is disabled.');
+        // A new attempt now, then the retry schedule from its start if it fails.
+        store.deliveries.update(delivery, (d) => {
+          d.status = 'pending';
+          d.failures = 0;
+          d.nextAttemptAt = at;
+          d.updatedAt = at;
+        });
+        webhooks.enqueue(tenant.id, delivery.id);
+        return ok(deliveryOut(delivery));
+      },
+    }),
+  ];
+}

@@ -2,16 +2,16 @@
  * Webhook delivery: every recorded event goes to each active endpoint of its tenant that
  * subscribes to its kind (or `*`), as one delivery record per (event, endpoint). Attempts run
  * after the request that caused the event (deferred to a later task, tracked by
- * `engine.waitUntil` so that `clock.advance` and `flush` wait for them); retries are timers on
+ * `platform.waitUntil` so that `clock.advance` and `flush` wait for them); retries are timers on
  * the tenant's virtual clock. Ordering and at-least-once: docs/sandbox-webhooks-and-faults.md.
  * @module
  */
 import { EVENT_ID_HEADER, SIGNATURE_HEADER } from '../../../webhooks/construct.js';
 import { signPayload } from '../../../webhooks/signature.js';
-import type { Timer } from '../../core/clock.js';
-import type { Engine } from '../../core/platform.js';
+import type { Platform } from '../../core/platform.js';
 import { hash53 } from '../../core/random.js';
 import type { SandboxEvent, TenantState } from '../../core/state.js';
+import { type TimerTable, timer } from '../../core/timers.js';
 import { type WebhookStore, WebhookStores } from './store.js';
 import { Receivers } from './transport.js';
 import {
@@ -77,7 +77,7 @@ function permute<T>(items: T[], seed: string): T[] {
 export class WebhookService implements SandboxWebhooks {
   readonly stores = new WebhookStores();
   readonly receivers = new Receivers();
-  readonly #engine: Engine;
+  readonly #platform: Platform;
   readonly #transport: WebhookTransport | undefined;
   readonly #duplicates: boolean;
   readonly #shuffleSeed: string | null;
@@ -91,18 +91,17 @@ export class WebhookService implements SandboxWebhooks {
   readonly #consumed = new WeakSet<DeliveredEvent>();
   #waiters: Waiter[] = [];
 
-  constructor(engine: Engine, transport: WebhookTransport | undefined, options: WebhookDeliveryOptions = {}) {
-    this.#engine = engine;
+  constructor(platform: Platform, transport: WebhookTransport | undefined, options: WebhookDeliveryOptions = {}) {
+    this.#platform = platform;
     this.#transport = transport;
     this.#duplicates = options.duplicates === true;
     const shuffle = options.shuffle ?? false;
-    this.#shuffleSeed = shuffle === false ? null : shuffle === true ? String(engine.settings.seed ?? 'shuffle') : String(shuffle);
+    this.#shuffleSeed = shuffle === false ? null : shuffle === true ? String(platform.settings.seed ?? 'shuffle') : String(shuffle);
     const schedule = options.retryScheduleSeconds ?? RETRY_SCHEDULE_SECONDS;
     if (!schedule.every((s) => Number.isFinite(s) && s >= 0)) throw new RangeError('retryScheduleSeconds must be non-negative numbers.');
     this.#schedule = [...schedule];
     this.#headerNames = { signature: options.signatureHeader ?? SIGNATURE_HEADER, eventId: options.eventIdHeader ?? EVENT_ID_HEADER };
-    engine.webhooks = this;
-    engine.on('event', (event, tenantId) => this.#onEvent(event, tenantId));
+    platform.on('event', (event, tenantId) => this.#onEvent(event, tenantId));
   }
 
   /** The webhook store of a tenant. */
@@ -113,7 +112,7 @@ export class WebhookService implements SandboxWebhooks {
   // --- delivery -------------------------------------------------------------------------
 
   #onEvent(event: SandboxEvent, tenantId: string): void {
-    const tenant = this.#engine.tenants.get(tenantId);
+    const tenant = this.#platform.tenants.get(tenantId);
     // No endpoint was ever created in this tenant: nothing to do (and nothing added to its state).
     if (!tenant || tenant.extensions['webhooks'] === undefined) return;
     const store = this.store(tenant);
@@ -123,7 +122,7 @@ export class WebhookService implements SandboxWebhooks {
       if (endpoint.deletedAt !== null || endpoint.status !== 'active' || !subscribed(endpoint, event.type)) continue;
       payload ??= JSON.stringify(event);
       const delivery = store.addDelivery({
-        id: this.#engine.random.uuid(),
+        id: this.#platform.random.uuid(),
         seq: 0,
         endpointId: endpoint.id,
         eventId: event.id,
@@ -146,7 +145,7 @@ export class WebhookService implements SandboxWebhooks {
     if (this.#batchScheduled) return;
     this.#batchScheduled = true;
     // A later task, so that the request that caused the event answers first.
-    this.#engine.waitUntil(new Promise((resolve) => realSetTimeout(resolve, 0)).then(() => this.#runBatch()));
+    this.#platform.waitUntil(new Promise((resolve) => realSetTimeout(resolve, 0)).then(() => this.#runBatch()));
   }
 
   async #runBatch(): Promise<void> {
@@ -160,36 +159,21 @@ export class WebhookService implements SandboxWebhooks {
         await this.#attempt(tenantId, deliveryId);
       } catch (error) {
         // One broken attempt must not hold back the rest of the batch.
-        if (this.#engine.listenerCount('error') > 0) this.#engine.emit('error', error);
+        this.#platform.reportError(error);
       }
     }
   }
 
-  /** Fires a delivery timer (called by the engine for timers of kinds it does not know). */
-  onTimer(tenant: TenantState, timer: Timer): void {
-    if (timer.kind !== ATTEMPT_TIMER) return;
-    const delivery = this.store(tenant).deliveries.get(timer.id);
-    if (delivery?.status !== 'pending' || delivery.nextAttemptAt !== timer.at) return; // outdated timer
-    this.#engine.waitUntil(this.#attempt(tenant.id, delivery.id));
-  }
-
-  /** Re-creates the retry timers of a restored tenant. */
-  onRestore(tenant: TenantState): void {
-    if (tenant.extensions['webhooks'] === undefined) return;
-    for (const d of this.store(tenant).deliveries.all()) {
-      if (d.status === 'pending' && d.nextAttemptAt !== null) this.#scheduleAttempt(tenant, d.id, d.nextAttemptAt);
-    }
-  }
-
-  #scheduleAttempt(tenant: TenantState, deliveryId: string, at: number): void {
-    tenant.clock.schedule({ at, kind: ATTEMPT_TIMER, id: deliveryId });
-    const wait = at - tenant.clock.nowMs();
-    if (tenant.clock.realTime && wait > 0) {
-      // A clock that follows real time has no one to advance it: wake it up when the retry is due.
-      const handle = realSetTimeout(() => this.#engine.tenants.get(tenant.id)?.clock.runDue(), Math.min(wait, 2_147_000_000)) as unknown as { unref?: () => void };
-      handle.unref?.();
-    }
-  }
+  /** The timer of a delivery attempt: due while the delivery is pending (restore re-creates it). */
+  readonly timers: TimerTable = {
+    [ATTEMPT_TIMER]: timer<DeliveryRec>({
+      load: (tenant) => (tenant.extensions['webhooks'] === undefined ? undefined : this.store(tenant).deliveries),
+      due: (d) => (d.status === 'pending' ? d.nextAttemptAt : null),
+      fire: ({ tenant }, d) => this.#platform.waitUntil(this.#attempt(tenant.id, d.id)),
+      // A clock that follows real time has no one to advance it: retries wake it up.
+      wake: true,
+    }),
+  };
 
   async #send(request: WebhookRequest, now: number, tenantId: string): Promise<WebhookResponse> {
     if (this.#transport) return this.#transport(request);
@@ -197,7 +181,7 @@ export class WebhookService implements SandboxWebhooks {
   }
 
   async #attempt(tenantId: string, deliveryId: string): Promise<void> {
-    const tenant = this.#engine.tenants.get(tenantId);
+    const tenant = this.#platform.tenants.get(tenantId);
     if (!tenant || this.#inFlight.has(deliveryId)) return;
     const store = this.store(tenant);
     const delivery = store.deliveries.get(deliveryId);
@@ -266,8 +250,8 @@ export class WebhookService implements SandboxWebhooks {
     } finally {
       this.#inFlight.delete(deliveryId);
     }
-    if (delivery.status === 'pending' && delivery.nextAttemptAt !== null && this.#engine.tenants.get(tenantId) === tenant) {
-      this.#scheduleAttempt(tenant, delivery.id, delivery.nextAttemptAt);
+    if (delivery.status === 'pending' && delivery.nextAttemptAt !== null && this.#platform.tenants.get(tenantId) === tenant) {
+      this.#platform.schedule(tenant, delivery.nextAttemptAt, ATTEMPT_TIMER, delivery.id);
       // Due already (one `advance` spanning several retries): fire it now, in order.
       if (delivery.nextAttemptAt <= tenant.clock.nowMs()) tenant.clock.runDue();
     }
@@ -339,7 +323,7 @@ export class WebhookService implements SandboxWebhooks {
 
   pending(tenantId?: string): PendingDelivery[] {
     const out: PendingDelivery[] = [];
-    for (const tenant of this.#engine.tenants.values()) {
+    for (const tenant of this.#platform.tenants.values()) {
       if ((tenantId !== undefined && tenant.id !== tenantId) || tenant.extensions['webhooks'] === undefined) continue;
       const store = this.store(tenant);
       for (const d of store.deliveries.page({ index: ['pending', '1'], limit: Infinity }).items.reverse()) {
@@ -372,8 +356,8 @@ export class WebhookService implements SandboxWebhooks {
   }
 
   async flush(): Promise<void> {
-    for (const tenant of this.#engine.tenants.values()) tenant.clock.runDue();
-    await this.#engine.settle();
+    for (const tenant of this.#platform.tenants.values()) tenant.clock.runDue();
+    await this.#platform.settle();
   }
 }
 

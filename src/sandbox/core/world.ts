@@ -1,0 +1,53 @@
+/**
+ * What core code may touch: the `World` a service is handed (ids, settings, pricing, limits,
+ * usage, `record` and `schedule`) and the `Scope` of one change. Core declares it; the platform
+ * implements it; nothing here knows of HTTP or plugins.
+ * @module
+ */
+import type { EventType } from '../../models/index.js';
+import type { LimitSettings, Usage } from './limits.js';
+import type { PricingSettings } from './pricing.js';
+import type { Random } from './random.js';
+import type { SandboxEvent, TenantState } from './state.js';
+
+/** Normalized platform settings. */
+export interface PlatformSettings {
+  environment: 'sandbox' | 'production';
+  /** Start instant of a frozen clock; `null` follows real time. */
+  start: number | null;
+  seed: number | string | undefined;
+  quoteTtlMs: number;
+  depositWindowMs: number;
+  settlementDelayMs: number;
+  transactionWindowMs: number;
+  idempotencyTtlMs: number;
+  eventLogSize: number;
+  /** POST /v1/quotes per key per 60 s (0: no limit). */
+  quoteRateLimit: number;
+}
+
+/** The platform as a service sees it. */
+export interface World {
+  readonly settings: PlatformSettings;
+  /** Ids and secrets (seeded when the sandbox is). */
+  readonly random: Random;
+  readonly pricing: PricingSettings;
+  readonly limits: LimitSettings;
+  /** Volume used across every tenant. */
+  readonly platformUsage: Usage;
+  /** One shared copy of a short, often repeated string. */
+  intern(value: string): string;
+  /** Records an event on the tenant's log and emits it (plugins subscribe). */
+  record(tenant: TenantState, type: EventType, object: object, at: number): SandboxEvent;
+  /** Puts a timer of a known kind (see core/timers.ts) on the tenant's clock. */
+  schedule(tenant: TenantState, at: number, kind: string, id: string): void;
+  /** Keeps track of an asynchronous effect so that `clock.advance` can wait for it. */
+  waitUntil(promise: Promise<unknown>): void;
+}
+
+/** What every service receives: the world, the tenant and the instant of the change. */
+export interface Scope {
+  world: World;
+  tenant: TenantState;
+  at: number;
+}

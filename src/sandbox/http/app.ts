@@ -1,0 +1,132 @@
+/**
+ * The HTTP app over the platform: routes, the stages a request runs through, and the runner.
+ * It imports core; core never imports it. Plugins hand it their routes and stages at creation.
+ * @module
+ */
+import type { Platform } from '../core/platform.js';
+import type { KeyRec, TenantState } from '../core/state.js';
+import { ApiError } from '../core/errors.js';
+import { type Answer, type AppCall, type HeaderReader, type Incoming, type Middleware, type NamedStage, STAGES, type StageInsert, errorAnswer, incomingOf, toResponse } from './pipeline.js';
+import { TrieRouter } from './router.js';
+import type { RouteDef } from './routes/types.js';
+
+/** What an app is made of besides the platform. */
+export interface AppParts {
+  /** Every route (core and plugins), in registration order. */
+  routes: readonly RouteDef[];
+  /** Plugin stages, each inserted before the stage it names. */
+  stages?: readonly StageInsert[];
+}
+
+class RequestCall implements AppCall {
+  readonly headers: HeaderReader;
+  readonly method: string;
+  readonly path: string;
+  readonly search: string;
+  tenant: TenantState | null = null;
+  key: KeyRec | null = null;
+  route: RouteDef | null = null;
+  params: Record<string, string> = {};
+  bodyText = '';
+  at = 0;
+  #request: Request | undefined;
+
+  constructor(
+    readonly app: App,
+    readonly incoming: Incoming,
+    readonly requestId: string,
+  ) {
+    this.headers = incoming.headers;
+    this.method = incoming.method.toUpperCase();
+    this.path = incoming.url.pathname;
+    this.search = incoming.url.search;
+  }
+
+  get platform(): Platform {
+    return this.app.platform;
+  }
+
+  get tenantId(): string | null {
+    return this.tenant?.id ?? null;
+  }
+
+  get keyId(): string | null {
+    return this.key?.id ?? null;
+  }
+
+  get request(): Request {
+    return (this.#request ??= this.incoming.toRequest());
+  }
+
+  match(method: string, path: string): { handler: RouteDef; params: Record<string, string> } | null {
+    return this.app.router.match(method, path);
+  }
+}
+
+/** Request in, answer out, over one platform. */
+export class App {
+  readonly router = new TrieRouter<RouteDef>();
+  /** The routes it serves, in registration order. */
+  readonly routes: RouteDef[] = [];
+  readonly #stages: NamedStage[] = [...STAGES];
+
+  constructor(
+    readonly platform: Platform,
+    parts: AppParts,
+  ) {
+    for (const route of parts.routes) {
+      if (route.sandboxOnly && platform.settings.environment === 'production') continue;
+      this.router.add(route.method, route.path, route);
+      this.routes.push(route);
+    }
+    for (const stage of parts.stages ?? []) this.#insert(stage, stage.before);
+  }
+
+  /** Inserts a stage before a named one (default: before `idempotency`; unknown: before `execute`). */
+  use(name: string, run: Middleware, before = 'idempotency'): void {
+    this.#insert({ name, run }, before);
+  }
+
+  #insert(stage: NamedStage, before: string): void {
+    const at = this.#stages.findIndex((m) => m.name === before);
+    this.#stages.splice(at < 0 ? this.#stages.length - 1 : at, 0, stage);
+  }
+
+  /** Handles one web Request (`sandbox.handle`: msw, the server). */
+  handle(request: Request): Promise<Response> {
+    return this.dispatch(incomingOf(request)).then(toResponse);
+  }
+
+  /** Handles one request; the answer carries `x-request-id`. */
+  async dispatch(incoming: Incoming): Promise<Answer> {
+    const requestId = `req_${this.platform.random.uuidHex()}`;
+    let answer: Answer;
+    try {
+      answer = await this.#from(new RequestCall(this, incoming, requestId), 0);
+    } catch (error) {
+      answer = errorAnswer(error, requestId);
+    }
+    return { status: answer.status, body: answer.body, headers: { ...answer.headers, 'x-request-id': requestId } };
+  }
+
+  // Checks run in a loop and leave the stack; only stages that wrap the rest (idempotency,
+  // execute, `use` middlewares) stay on it, and an idle plugin stage is skipped.
+  #from(call: RequestCall, first: number): Promise<Answer> {
+    try {
+      for (let i = first; ; i++) {
+        const stage = this.#stages[i];
+        if (!stage) return Promise.reject(new ApiError('not_found', 'No route.'));
+        if (stage.idle?.() === true) continue;
+        if (stage.check) {
+          const pending = stage.check(call);
+          if (pending !== undefined) return pending.then(() => this.#from(call, i + 1));
+          continue;
+        }
+        const next = i + 1;
+        return Promise.resolve(stage.run(call, () => this.#from(call, next)));
+      }
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+}

@@ -1,0 +1,21 @@
+/**
+ * The shape of a plugin: what it adds to the app (routes, stages) and to the platform (timer
+ * kinds), and the API the sandbox exposes for it. A plugin is built by a factory that closes
+ * over its own state: nothing points back from the platform or the app to a plugin.
+ * @module
+ */
+import type { TimerTable } from '../core/timers.js';
+import type { StageInsert } from './pipeline.js';
+import type { RouteDef } from './routes/types.js';
+
+/** What a plugin factory returns. */
+export interface SandboxPlugin<Api> {
+  /** The object the sandbox exposes (`sandbox.webhooks`, `sandbox.faults`). */
+  api: Api;
+  /** Its HTTP routes, added after the core ones. */
+  routes: readonly RouteDef[];
+  /** Its stages, each before the stage it names. */
+  stages?: readonly StageInsert[];
+  /** Its timer kinds, fired and restored by the platform like the core ones. */
+  timers?: TimerTable;
+}

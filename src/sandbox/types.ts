@@ -1,0 +1,109 @@
+/**
+ * The public types of `pix-usdt/sandbox`: options, the sandbox, a tenant, listener signatures.
+ * @module
+ */
+import type { LimitPair } from './core/limits.js';
+import type { PlatformEvents } from './core/platform.js';
+import type { PricingSettings } from './core/pricing.js';
+import type { SandboxClock } from './core/clock.js';
+import type { SandboxSnapshot } from './core/snapshot.js';
+import type { SandboxEvent } from './core/state.js';
+import type { Middleware } from './http/pipeline.js';
+import type { SandboxFaults } from './plugins/faults/index.js';
+import type { SandboxWebhooks, WebhookDeliveryOptions, WebhookTransport } from './plugins/webhooks/index.js';
+
+/** Options of `createSandbox`. */
+export interface SandboxOptions {
+  /** `'sandbox'` (default: `sk_test_` keys, test helpers) or `'production'` (`sk_live_` keys, test helpers answer 404). */
+  environment?: 'sandbox' | 'production';
+  /** Freeze the clock at this instant (it then moves only with `advance`). Default: follow real time. */
+  now?: Date | string | number;
+  /** Deterministic ids and secrets. Default: random. */
+  seed?: number | string;
+  /** Quote validity in seconds (default 300; the reference also mentions 30). */
+  quoteTtlSeconds?: number;
+  /** Deposit window of a conversion in seconds (default 900). */
+  depositWindowSeconds?: number;
+  /** Delay between a Pix payout being dispatched and its settlement, in seconds (default 60). */
+  settlementDelaySeconds?: number;
+  /** Initial pricing (see {@link PricingSettings}). */
+  pricing?: Partial<PricingSettings>;
+  /** Volume limits in BRL (defaults in docs/sandbox.md). */
+  limits?: {
+    /** Limits across every tenant of the platform. */
+    platform?: Partial<LimitPair>;
+    /** Limits of each tenant (partner). */
+    partner?: Partial<LimitPair>;
+    /** Limits of each end user. */
+    user?: Partial<LimitPair>;
+  };
+  /** Events kept per tenant by `events()` (default 10,000). */
+  eventLogSize?: number;
+  /** How long idempotency records are kept, in seconds (default 86,400). */
+  idempotencyTtlSeconds?: number;
+  /** Sends webhook deliveries (default: in-process receivers registered with `sandbox.webhooks.listen`). */
+  webhookTransport?: WebhookTransport;
+  /** Test modes of webhook delivery: duplicates, shuffled order, retry schedule. */
+  webhooks?: WebhookDeliveryOptions;
+  /** `POST /v1/quotes` allowed per API key in a sliding 60 s window (default 60, as the reference; 0 turns it off for load tests). */
+  quoteRateLimit?: number;
+}
+
+/** A tenant created from code. */
+export interface SandboxTenant {
+  /** The new tenant's id. */
+  tenantId: string;
+  /** The secret of the tenant's first API key. */
+  apiKey: string;
+  /** The tenant's own clock. */
+  clock: SandboxClock;
+}
+
+/** Listener signatures of {@link Sandbox.on}. */
+export type SandboxEvents = PlatformEvents;
+
+/** An in-process sandbox of the whole platform. */
+export interface Sandbox {
+  /** `fetch`-compatible and bound: hand it to `new PixUsdt({ fetch })`. Relative URLs are accepted. */
+  readonly fetch: (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
+  /** The core: one web `Request` in, one `Response` out. Never throws, never answers 500 for bad input. */
+  handle(request: Request): Promise<Response>;
+  /** The secret of the default tenant's API key. */
+  readonly apiKey: string;
+  /** The default tenant's id. */
+  readonly tenantId: string;
+  /** The environment chosen at creation (`SandboxOptions.environment`). */
+  readonly environment: 'sandbox' | 'production';
+  /** The default tenant's clock. */
+  readonly clock: SandboxClock;
+  /** Another tenant's clock. */
+  clockOf(tenantId: string): SandboxClock;
+  /** Creates an isolated tenant with one API key (all capabilities unless given). */
+  createTenant(options?: { capabilities?: string[] }): SandboxTenant;
+  /** Recorded events of a tenant (default: the default tenant), oldest first. */
+  events(tenantId?: string): SandboxEvent[];
+  /** Changes the pricing at run time (e.g. `{ midRate: '5.10' }` or `{ available: false }`). */
+  setPrice(settings: Partial<PricingSettings>): void;
+  /** The current pricing. */
+  readonly price: PricingSettings;
+  /** Changes the volume limits at run time. */
+  setLimits(limits: { platform?: Partial<LimitPair>; partner?: Partial<LimitPair>; user?: Partial<LimitPair> }): void;
+  /** Back to the initial state (same tenant id and API key), clocks kept where they are. */
+  reset(): void;
+  /** The whole state as JSON-serializable data. Contains API key secrets: fixtures only. */
+  snapshot(): SandboxSnapshot;
+  /** Replaces the state with a snapshot (object or JSON text); timers are re-created. */
+  restore(snapshot: SandboxSnapshot | string): void;
+  /** Inserts a pipeline stage before a named one (default `idempotency`); the seam of fault injection. */
+  use(name: string, middleware: Middleware, before?: string): void;
+  /** Webhook delivery helpers for tests: receivers, delivered events, pending deliveries. */
+  readonly webhooks: SandboxWebhooks;
+  /** Deterministic fault injection (also at /v1/test_helpers/faults). */
+  readonly faults: SandboxFaults;
+  /** Listens to `event` (every state change, with its tenant id) or `error` (a listener threw). */
+  on<K extends keyof SandboxEvents>(event: K, listener: (...args: SandboxEvents[K]) => void): this;
+  /** Like {@link Sandbox.on}, for the next emission only. */
+  once<K extends keyof SandboxEvents>(event: K, listener: (...args: SandboxEvents[K]) => void): this;
+  /** Removes `listener` (or, without one, every listener of `event`). */
+  off<K extends keyof SandboxEvents>(event: K, listener?: (...args: SandboxEvents[K]) => void): this;
+}
