@@ -7,20 +7,14 @@
  * and `JSON.stringify(error)` shows only the documented fields.
  * @module
  */
+import type { ErrorDetails } from '../models/errors.js';
 import type { ErrorCode } from './codes.js';
 
 // Symbol.for is shared by every realm of the process, unlike a class identity.
 const BRAND = Symbol.for('pix-usdt.error');
 
-/** Details an error response may carry (`details.issues`, `details.retry_after_seconds`, `details.upstream`). */
-export type ErrorDetails = Record<string, unknown> & {
-  /** What was invalid: a dotted `path` (empty for the root) and a `message` each (400 `validation_error`). */
-  issues?: Array<{ path: string; message: string }>;
-  /** Seconds to wait before retrying (429 `rate_limit_exceeded`). */
-  retry_after_seconds?: number;
-  /** Which upstream is unavailable (502 `upstream_unavailable`). */
-  upstream?: string;
-};
+/** Details an error response may carry (the catalog's type, src/models/errors.ts). */
+export type { ErrorDetails } from '../models/errors.js';
 
 /** Fields every error of the client can carry. */
 export interface ErrorFields {

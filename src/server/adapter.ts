@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { envelopeAnswer } from '../sandbox/http/pipeline.js';
 import { isNetworkFault } from '../sandbox/plugins/faults/marker.js';
 
 /** One line of the request log. Never holds a key, a header or a query string. */
@@ -111,11 +112,8 @@ export async function toRequest(req: IncomingMessage, origin: string, limit = MA
 
 function errorResponse(error: unknown, requestId: string): Response {
   const e = error instanceof AdapterError ? error : new AdapterError(500, 'internal_error', 'An unexpected error occurred.');
-  const body: Record<string, unknown> = { code: e.code, message: e.message, request_id: requestId };
-  if (e.details !== undefined) body['details'] = e.details;
-  const headers: Record<string, string> = { 'content-type': 'application/json', 'x-request-id': requestId };
-  if (e.close) headers['connection'] = 'close';
-  return new Response(JSON.stringify(body), { status: e.status, headers });
+  const answer = envelopeAnswer({ status: e.status, code: e.code, message: e.message, details: e.details, headers: { 'x-request-id': requestId, ...(e.close ? { connection: 'close' } : {}) } }, requestId);
+  return new Response(answer.body, { status: answer.status, headers: answer.headers });
 }
 
 async function writeResponse(res: ServerResponse, response: Response, head: boolean, close: boolean): Promise<void> {

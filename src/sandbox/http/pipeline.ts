@@ -110,18 +110,27 @@ const MAX_BODY = 1_000_000;
 const IN_PROGRESS_MS = 60_000;
 const RATE_WINDOW_MS = 60_000;
 
-/** The envelope of an error. */
+/** What an error answer is made of: its status, the envelope's fields and extra headers. */
+export interface ErrorEnvelope {
+  status: number;
+  code: string;
+  message: string;
+  details?: Record<string, unknown> | undefined;
+  headers?: Record<string, string> | undefined;
+}
+
+const INTERNAL: ErrorEnvelope = { status: 500, code: 'internal_error', message: 'An unexpected error occurred.' };
+
+/** The one builder of the reference's error envelope `{ code, message, request_id, details? }`. */
+export function envelopeAnswer(error: ErrorEnvelope, requestId: string): Answer {
+  const body: Record<string, unknown> = { code: error.code, message: error.message, request_id: requestId };
+  if (error.details !== undefined) body['details'] = error.details;
+  return { status: error.status, body: JSON.stringify(body), headers: { ...JSON_HEADERS, ...error.headers } };
+}
+
+/** The answer of a thrown error: an `ApiError`'s envelope, anything else a 500 `internal_error`. */
 export function errorAnswer(error: unknown, requestId: string): Answer {
-  if (error instanceof ApiError) {
-    const body: Record<string, unknown> = { code: error.code, message: error.message, request_id: requestId };
-    if (error.details !== undefined) body['details'] = error.details;
-    return { status: error.status, body: JSON.stringify(body), headers: { ...JSON_HEADERS, ...error.headers } };
-  }
-  return {
-    status: 500,
-    body: JSON.stringify({ code: 'internal_error', message: 'An unexpected error occurred.', request_id: requestId }),
-    headers: { ...JSON_HEADERS },
-  };
+  return envelopeAnswer(error instanceof ApiError ? error : INTERNAL, requestId);
 }
 
 const authenticate: Check = (call) => {

@@ -19,7 +19,7 @@
 import type { Random } from '../../core/random.js';
 import { NETWORK_FAULT_HEADER } from './marker.js';
 import { ERROR_STATUS } from '../../core/errors.js';
-import type { Answer, Call, Middleware, StageInsert } from '../../http/pipeline.js';
+import { type Answer, type Call, type Middleware, type StageInsert, envelopeAnswer } from '../../http/pipeline.js';
 import { type ActivePlan, type FaultAction, type FaultPlan, type FaultPlanInput, compilePlan, countCall, planMatches, planView } from './plans.js';
 
 export { NETWORK_FAULT_HEADER, isNetworkFault } from './marker.js';
@@ -55,7 +55,7 @@ interface Mark {
 
 function errorAnswerOf(action: Extract<FaultAction, { type: 'error' }>, plan: ActivePlan, requestId: string): Answer {
   const details: Record<string, unknown> = { ...action.details };
-  const headers: Record<string, string> = { 'content-type': 'application/json', [FAULT_PLAN_HEADER]: plan.id };
+  const headers: Record<string, string> = { [FAULT_PLAN_HEADER]: plan.id };
   const status = action.status ?? ERROR_STATUS[action.code];
   if (action.code === 'rate_limit_exceeded' || status === 429 || action.retryAfterSeconds !== undefined) {
     const seconds = action.retryAfterSeconds ?? 1;
@@ -63,13 +63,8 @@ function errorAnswerOf(action: Extract<FaultAction, { type: 'error' }>, plan: Ac
     headers['retry-after'] = String(seconds);
   }
   if (action.code === 'upstream_unavailable' || action.upstream !== undefined) details['upstream'] = action.upstream ?? 'pix_bank';
-  const body: Record<string, unknown> = {
-    code: action.code,
-    message: action.message ?? DEFAULT_MESSAGES[action.code] ?? `Injected fault: ${action.code}.`,
-    request_id: requestId,
-  };
-  if (Object.keys(details).length > 0) body['details'] = details;
-  return { status, body: JSON.stringify(body), headers };
+  const message = action.message ?? DEFAULT_MESSAGES[action.code] ?? `Injected fault: ${action.code}.`;
+  return envelopeAnswer({ status, code: action.code, message, details: Object.keys(details).length > 0 ? details : undefined, headers }, requestId);
 }
 
 const networkAnswer = (plan: ActivePlan): Answer => ({ status: 599, body: null, headers: { [NETWORK_FAULT_HEADER]: `network;plan=${plan.id}` } });
