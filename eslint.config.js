@@ -1,6 +1,15 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+const SANDBOX_BASE = ['**/server/**', 'node:*', '**/client/**', '**/resources/**'];
+
+/** One `no-restricted-imports` block for a sandbox folder: the base rule plus the layer's own. */
+function sandboxLayer(files, group, message) {
+  const patterns = [{ group: SANDBOX_BASE, message: 'The sandbox stays fetch-shaped: no Node built-ins, no server, no client.' }];
+  if (group.length > 0) patterns.push({ group, message });
+  return [{ files, rules: { 'no-restricted-imports': ['error', { patterns }] } }];
+}
+
 export default tseslint.config(
   { ignores: ['dist/**', 'docs/api/**', 'node_modules/**', 'coverage/**', '.tmp/**'] },
   js.configs.recommended,
@@ -23,13 +32,13 @@ export default tseslint.config(
       ],
     },
   },
-  {
-    files: ['src/sandbox/**'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        { patterns: [{ group: ['**/server/**', 'node:*', '**/client/**', '**/resources/**'], message: 'The sandbox engine stays fetch-shaped: no Node built-ins, no server, no client.' }] },
-      ],
-    },
-  },
+  // The layers of the sandbox (docs/architecture.md): models <- core <- http <- plugins <- wiring.
+  // A folder imports only folders to its left, `import type` included (this rule sees both).
+  ...sandboxLayer(['src/sandbox/**'], [], 'The sandbox stays fetch-shaped: no Node built-ins, no server, no client.'),
+  ...sandboxLayer(['src/sandbox/core/**'], ['**/http/**', '**/plugins/**', '../*.js', 'msw', 'msw/*'], 'core/ is the platform: it imports models and core only, never http/, plugins/ or the wiring.'),
+  ...sandboxLayer(['src/sandbox/http/*.ts'], ['**/plugins/**', '../*.js', 'msw', 'msw/*'], 'http/ imports core/ and models, never plugins/ or the wiring.'),
+  ...sandboxLayer(['src/sandbox/http/routes/**'], ['**/plugins/**', '../../*.js', 'msw', 'msw/*'], 'http/ imports core/ and models, never plugins/ or the wiring.'),
+  ...sandboxLayer(['src/sandbox/plugins/**'], ['../../*.js', 'msw', 'msw/*'], 'plugins/ import http/, core/ and models, never the wiring.'),
+  ...sandboxLayer(['src/sandbox/plugins/webhooks/**'], ['../../*.js', '../faults/*', 'msw', 'msw/*'], 'A plugin does not import another plugin.'),
+  ...sandboxLayer(['src/sandbox/plugins/faults/**'], ['../../*.js', '../webhooks/*', 'msw', 'msw/*'], 'A plugin does not import another plugin.'),
 );
