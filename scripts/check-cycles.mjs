@@ -1,8 +1,10 @@
 // No import cycle in src/ (`npm test` runs it). Edges are every relative `import`/`export ... from`
 // and dynamic `import('...')`, `import type` included; strongly connected components by Tarjan.
 // usage: node scripts/check-cycles.mjs [srcDir] [--json]   exits 1 and lists the cycles when there is one.
+import console from 'node:console';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
+import process from 'node:process';
 
 /** The import graph of the TypeScript files under `root`: file -> files it imports. */
 export function importGraph(root) {

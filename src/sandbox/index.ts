@@ -22,7 +22,7 @@ export type { SandboxEvent } from './core/state.js';
 export type { SandboxSnapshot, TenantSnapshot } from './core/snapshot.js';
 export * from './plugins/webhooks/public.js';
 export * from './plugins/faults/public.js';
-export type { Answer, Call, HeaderReader, Middleware } from './http/pipeline.js';
+export type { Answer, Call, HeaderReader, Middleware } from './http/call.js';
 export { CONVERSION_MACHINE, KYC_MACHINE, QUOTE_MACHINE, TRANSACTION_MACHINE, type Machine, type Transition } from './core/machines.js';
 export {
   SANDBOX_PIX_EMAIL,

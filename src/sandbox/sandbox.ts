@@ -12,7 +12,7 @@ import { type SandboxSnapshot, loadSnapshot, takeSnapshot } from './core/snapsho
 import type { SandboxEvent, TenantState } from './core/state.js';
 import { App } from './http/app.js';
 import { SandboxResponse, fastIncoming } from './http/fetch.js';
-import { type Answer, type Middleware, incomingOf } from './http/pipeline.js';
+import { type Answer, type Middleware, incomingOf } from './http/call.js';
 import type { SandboxPlugin } from './http/plugin.js';
 import { CORE_ROUTES, type RouteDef } from './http/routes/index.js';
 import { type SandboxFaults, faultsPlugin } from './plugins/faults/index.js';

@@ -8,7 +8,7 @@ import type { PricingSettings } from './core/pricing.js';
 import type { SandboxClock } from './core/clock.js';
 import type { SandboxSnapshot } from './core/snapshot.js';
 import type { SandboxEvent } from './core/state.js';
-import type { Middleware } from './http/pipeline.js';
+import type { Middleware } from './http/call.js';
 import type { SandboxFaults } from './plugins/faults/index.js';
 import type { SandboxWebhooks, WebhookDeliveryOptions, WebhookTransport } from './plugins/webhooks/index.js';
 

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { envelopeAnswer } from '../sandbox/http/pipeline.js';
+import { envelopeAnswer } from '../sandbox/http/call.js';
 import { isNetworkFault } from '../sandbox/plugins/faults/marker.js';
 
 /** One line of the request log. Never holds a key, a header or a query string. */

@@ -6,7 +6,8 @@
 import type { Platform } from '../core/platform.js';
 import type { KeyRec, TenantState } from '../core/state.js';
 import { ApiError } from '../core/errors.js';
-import { type Answer, type AppCall, type HeaderReader, type Incoming, type Middleware, type NamedStage, STAGES, type StageInsert, errorAnswer, incomingOf, toResponse } from './pipeline.js';
+import { type Answer, type AppCall, type HeaderReader, type Incoming, type Middleware, type NamedStage, type StageInsert, errorAnswer, incomingOf, toResponse } from './call.js';
+import { STAGES } from './stages.js';
 import { TrieRouter } from './router.js';
 import type { RouteDef } from './routes/types.js';
 

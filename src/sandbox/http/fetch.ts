@@ -8,7 +8,7 @@
  * string the engine already holds, turned into a stream only if the caller asks for one.
  * @module
  */
-import type { HeaderReader, Incoming } from './pipeline.js';
+import type { HeaderReader, Incoming } from './call.js';
 
 // RFC 9110 token (header names) and field values without CR, LF or NUL (what `Headers` accepts).
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;

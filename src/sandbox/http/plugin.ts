@@ -5,7 +5,7 @@
  * @module
  */
 import type { TimerTable } from '../core/timers.js';
-import type { StageInsert } from './pipeline.js';
+import type { StageInsert } from './call.js';
 import type { RouteDef } from './routes/types.js';
 
 /** What a plugin factory returns. */

@@ -19,7 +19,7 @@
 import type { Random } from '../../core/random.js';
 import { NETWORK_FAULT_HEADER } from './marker.js';
 import { ERROR_STATUS } from '../../core/errors.js';
-import { type Answer, type Call, type Middleware, type StageInsert, envelopeAnswer } from '../../http/pipeline.js';
+import { type Answer, type Call, type Middleware, type StageInsert, envelopeAnswer } from '../../http/call.js';
 import { type ActivePlan, type FaultAction, type FaultPlan, type FaultPlanInput, compilePlan, countCall, planMatches, planView } from './plans.js';
 
 export { NETWORK_FAULT_HEADER, isNetworkFault } from './marker.js';

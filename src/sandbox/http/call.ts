@@ -1,0 +1,136 @@
+/**
+ * One request through the app, in the shapes its parts share: `Incoming` (what arrives),
+ * `Call` (what a stage sees; `AppCall` adds what authentication and routing found), `Answer`
+ * (what leaves), the stage types, and the one builder of the error envelope.
+ * @module
+ */
+import type { Platform } from '../core/platform.js';
+import { ApiError } from '../core/errors.js';
+import type { KeyRec, TenantState } from '../core/state.js';
+import type { RouteDef } from './routes/types.js';
+
+/**
+ * A request as the engine reads it: what a web `Request` carries, without necessarily being
+ * one. `sandbox.fetch` builds it straight from `fetch(url, init)`, because on Node 20 a
+ * `Request` with a body (and reading that body back) costs more than the engine's whole work.
+ */
+export interface Incoming {
+  /** HTTP method, as given. */
+  method: string;
+  /** Absolute URL (parsed once: the pipeline reads its path and query). */
+  url: URL;
+  /** Header lookup, case-insensitive. */
+  headers: HeaderReader;
+  /** The body as text (read once, on demand). */
+  text(): Promise<string>;
+  /** The body, when it is already a string. */
+  body?: string;
+  /** The same request as a web `Request`. */
+  toRequest(): Request;
+}
+
+/** Case-insensitive header lookup, as `Headers.get`. */
+export interface HeaderReader {
+  /** The value of a header (several joined with `, `), or `null` without one. */
+  get(name: string): string | null;
+}
+
+/** One request on its way through the pipeline, as a stage added with `sandbox.use` sees it. */
+export interface Call {
+  /** The incoming web Request (built on first use when the caller passed `fetch(url, init)`). */
+  readonly request: Request;
+  /** The request's headers. */
+  headers: HeaderReader;
+  /** The `req_...` id of this request (the answer's `x-request-id` and envelope `request_id`). */
+  requestId: string;
+  /** HTTP method, upper case. */
+  method: string;
+  /** URL path, without the query. */
+  path: string;
+  /** URL query, with its leading `?` (empty without one). */
+  search: string;
+  /** The caller's tenant id; `null` before authentication. */
+  readonly tenantId: string | null;
+  /** The id of the caller's API key; `null` before authentication. */
+  readonly keyId: string | null;
+  /** Path parameters of the matched route (e.g. `id`). */
+  params: Record<string, string>;
+  /** Raw body of a mutation, read at routing (empty for GET). */
+  bodyText: string;
+  /** Virtual time of the request (the tenant's clock once authenticated). */
+  at: number;
+}
+
+/** An answer before it becomes a Response. */
+export interface Answer {
+  /** HTTP status. */
+  status: number;
+  /** Body text (JSON), or `null` for no body. */
+  body: string | null;
+  /** Response headers. */
+  headers: Record<string, string>;
+}
+
+/** A pipeline stage added with `sandbox.use`. */
+export type Middleware = (call: Call, next: () => Promise<Answer>) => Promise<Answer>;
+
+/** The call as the app's own stages see it: the public one plus what authentication and routing found. */
+export interface AppCall extends Call {
+  readonly platform: Platform;
+  readonly incoming: Incoming;
+  /** The caller's tenant; `null` before authentication. */
+  tenant: TenantState | null;
+  /** The caller's API key; `null` before authentication. */
+  key: KeyRec | null;
+  /** The matched route; `null` before routing. */
+  route: RouteDef | null;
+  /** Finds the route of a method and path. */
+  match(method: string, path: string): { handler: RouteDef; params: Record<string, string> } | null;
+}
+
+/** A stage of the app (a public {@link Middleware} is one). */
+export type Stage = (call: AppCall, next: () => Promise<Answer>) => Promise<Answer>;
+
+/** A check of the app: it throws to refuse, or returns (maybe a promise) to go on; it never wraps. */
+export type Check = (call: AppCall) => void | Promise<void>;
+
+/** A named stage: a check, or a stage that wraps the rest (`run`). */
+export type NamedStage = { name: string; idle?: () => boolean } & ({ run: Stage; check?: never } | { check: Check; run?: never });
+
+/** A plugin's stage and where it goes: before the stage named `before`. */
+export type StageInsert = NamedStage & { before: string };
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+/** What an error answer is made of: its status, the envelope's fields and extra headers. */
+export interface ErrorEnvelope {
+  status: number;
+  code: string;
+  message: string;
+  details?: Record<string, unknown> | undefined;
+  headers?: Record<string, string> | undefined;
+}
+
+const INTERNAL: ErrorEnvelope = { status: 500, code: 'internal_error', message: 'An unexpected error occurred.' };
+
+/** The one builder of the reference's error envelope `{ code, message, request_id, details? }`. */
+export function envelopeAnswer(error: ErrorEnvelope, requestId: string): Answer {
+  const body: Record<string, unknown> = { code: error.code, message: error.message, request_id: requestId };
+  if (error.details !== undefined) body['details'] = error.details;
+  return { status: error.status, body: JSON.stringify(body), headers: { ...JSON_HEADERS, ...error.headers } };
+}
+
+/** The answer of a thrown error: an `ApiError`'s envelope, anything else a 500 `internal_error`. */
+export function errorAnswer(error: unknown, requestId: string): Answer {
+  return envelopeAnswer(error instanceof ApiError ? error : INTERNAL, requestId);
+}
+
+/** A web `Request` as the engine reads it. */
+export function incomingOf(request: Request): Incoming {
+  return { method: request.method, url: new URL(request.url), headers: request.headers, text: () => request.text(), toRequest: () => request };
+}
+
+/** The web `Response` of an answer. */
+export function toResponse(answer: Answer): Response {
+  return new Response(answer.body, { status: answer.status, headers: answer.headers });
+}

@@ -1,0 +1,146 @@
+/**
+ * The app's own stages, in order: authenticate -> route -> authorize -> rate_limit ->
+ * idempotency -> execute. The first four are checks (they refuse by throwing, or go on);
+ * idempotency and execute wrap the rest. Plugins insert theirs by name (src/sandbox/http/app.ts).
+ * @module
+ */
+import { toIssues } from '../../models/index.js';
+import { ApiError } from '../core/errors.js';
+import type { KeyRec, TenantState } from '../core/state.js';
+import type { AppCall, Check, NamedStage, Stage } from './call.js';
+import { expireIdempotency, idempotency } from './idempotency.js';
+import type { RouteDef } from './routes/types.js';
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+const KEY_FORMAT = /^sk_(test|live)_[A-Za-z0-9]{32}$/;
+const MUTATIONS = new Set(['POST', 'PATCH', 'DELETE', 'PUT']);
+const MAX_BODY = 1_000_000;
+const RATE_WINDOW_MS = 60_000;
+
+const authenticate: Check = (call) => {
+  const { platform } = call;
+  const header = call.headers.get('authorization');
+  if (header === null || !header.startsWith('Bearer ')) {
+    throw new ApiError('authentication_required', 'Send the header Authorization: Bearer <API key>.');
+  }
+  const token = header.slice(7);
+  if (!KEY_FORMAT.test(token)) throw new ApiError('invalid_api_key_format', 'The API key is malformed.');
+  const env = token.startsWith('sk_test_') ? 'sandbox' : 'production';
+  if (env !== platform.settings.environment) {
+    throw new ApiError('api_key_env_mismatch', `This is the ${platform.settings.environment} environment; the key belongs to the other one.`);
+  }
+  const key = platform.keys.get(token);
+  if (!key || key.revokedAt !== null) throw new ApiError('authentication_failed', 'The API key is unknown or revoked.');
+  const tenant = platform.tenants.get(key.tenantId);
+  if (!tenant) throw new ApiError('authentication_failed', 'The API key is unknown or revoked.');
+  // Timers that fell due as real time passed fire now, before the request sees the state.
+  tenant.clock.runDue();
+  call.key = key;
+  call.tenant = tenant;
+  call.at = tenant.clock.nowMs();
+  expireIdempotency(platform, tenant, call.at);
+};
+
+function withBody(call: AppCall, text: string): void {
+  if (text.length > MAX_BODY) {
+    throw new ApiError('validation_error', 'The request body is too large.', { issues: [{ path: '', message: 'At most 1 MB' }] });
+  }
+  call.bodyText = text;
+}
+
+const route: Check = (call) => {
+  const match = call.match(call.method, call.path);
+  if (!match) throw new ApiError('not_found', `No route for ${call.method} ${call.path}.`);
+  call.route = match.handler;
+  call.params = match.params;
+  if (!MUTATIONS.has(call.method)) return;
+  const { incoming } = call;
+  // A body already held as a string (sandbox.fetch) is used without waiting a turn.
+  if (incoming.body !== undefined) withBody(call, incoming.body);
+  else return incoming.text().then((text) => withBody(call, text));
+};
+
+const authorize: Check = (call) => {
+  const capability = (call.route as RouteDef).capability;
+  if (!(call.key as KeyRec).capabilities.includes(capability)) {
+    throw new ApiError('missing_capability', `This API key lacks the capability ${capability}.`, { capability });
+  }
+};
+
+const rateLimit: Check = (call) => {
+  const limit = call.platform.settings.quoteRateLimit;
+  if (!(call.route as RouteDef).rateLimited || limit <= 0) return;
+  const tenant = call.tenant as TenantState;
+  const keyId = (call.key as KeyRec).id;
+  let window = tenant.rateWindows.get(keyId);
+  if (!window) tenant.rateWindows.set(keyId, (window = []));
+  const from = call.at - RATE_WINDOW_MS;
+  let drop = 0;
+  while (drop < window.length && (window[drop] as number) <= from) drop++;
+  if (drop > 0) window.splice(0, drop);
+  if (window.length >= limit) {
+    const retry = Math.max(1, Math.ceil(((window[0] as number) + RATE_WINDOW_MS - call.at) / 1000));
+    throw new ApiError(
+      'rate_limit_exceeded',
+      `At most ${limit} quote requests per minute per API key.`,
+      { retry_after_seconds: retry },
+      { 'retry-after': String(retry) },
+    );
+  }
+  window.push(call.at);
+};
+
+const NUMERIC_QUERY = new Set(['limit']);
+
+function validate<T>(schema: RouteDef['body'], value: unknown, prefix: string): T {
+  if (!schema) return value as T;
+  const result = schema.safeParse(value);
+  if (result.success) return result.data as T;
+  const issues = toIssues(result.error.issues).map((i) => ({ ...i, path: prefix && i.path ? `${prefix}.${i.path}` : i.path || prefix }));
+  throw new ApiError('validation_error', 'The request is invalid.', { issues });
+}
+
+const execute: Stage = async (call) => {
+  const routeDef = call.route as RouteDef;
+  let body: unknown = {};
+  if (MUTATIONS.has(call.method) && call.bodyText.trim() !== '') {
+    try {
+      body = JSON.parse(call.bodyText);
+    } catch {
+      throw new ApiError('invalid_json', 'The request body is not valid JSON.');
+    }
+  }
+  const query: Record<string, unknown> = {};
+  if (call.search.length > 1) {
+    for (const [k, v] of new URLSearchParams(call.search)) {
+      if (k in query) continue;
+      query[k] = NUMERIC_QUERY.has(k) && /^-?\d{1,15}$/.test(v) ? Number(v) : v;
+    }
+  }
+  const params = validate(routeDef.params, call.params, '');
+  const parsedQuery = validate(routeDef.query, query, '');
+  routeDef.precheck?.(body);
+  const parsedBody = validate(routeDef.body, body, '');
+  const reply = await routeDef.handler({
+    world: call.platform,
+    tenant: call.tenant as TenantState,
+    key: call.key as KeyRec,
+    at: call.at,
+    requestId: call.requestId,
+    params: params as never,
+    query: parsedQuery as never,
+    body: parsedBody as never,
+  });
+  if (reply.status === 204) return { status: 204, body: null, headers: {} };
+  return { status: reply.status, body: JSON.stringify(reply.body), headers: { ...JSON_HEADERS } };
+};
+
+/** The stages in order. */
+export const STAGES: readonly NamedStage[] = [
+  { name: 'authenticate', check: authenticate },
+  { name: 'route', check: route },
+  { name: 'authorize', check: authorize },
+  { name: 'rate_limit', check: rateLimit },
+  { name: 'idempotency', run: idempotency },
+  { name: 'execute', run: execute },
+];

@@ -1,0 +1,65 @@
+/**
+ * docs/architecture.md's layer diagram is the code's: every folder-level import edge whose
+ * source is in the sandbox or the server appears in the diagram, and nothing else does. The
+ * same graph has no cycle and follows the rule models <- core <- http <- plugins <- wiring.
+ */
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+// @ts-expect-error: a plain .mjs script without declarations (scripts/check-cycles.mjs).
+import { cycles, importGraph } from '../../scripts/check-cycles.mjs';
+
+const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
+const DOC = fileURLToPath(new URL('../../docs/architecture.md', import.meta.url));
+
+function folderOf(file: string): string {
+  const r = relative(SRC, file).replaceAll('\\', '/');
+  for (const layer of ['core', 'http', 'plugins/webhooks', 'plugins/faults']) if (r.startsWith(`sandbox/${layer}/`)) return layer;
+  if (r.startsWith('sandbox/')) return 'wiring';
+  return (r.split('/')[0] as string).replace(/\.ts$/, '');
+}
+
+const graph = importGraph(SRC) as Map<string, string[]>;
+const SOURCES = new Set(['core', 'http', 'plugins/webhooks', 'plugins/faults', 'wiring', 'server']);
+
+function codeEdges(): string[] {
+  const edges = new Set<string>();
+  for (const [file, deps] of graph) {
+    const from = folderOf(file);
+    if (!SOURCES.has(from)) continue;
+    for (const dep of deps) {
+      const to = folderOf(dep);
+      if (to !== from) edges.add(`${from} --> ${to}`);
+    }
+  }
+  return [...edges].sort();
+}
+
+function diagramEdges(): string[] {
+  const doc = readFileSync(DOC, 'utf8');
+  const block = /<!-- layers:start -->([\s\S]*?)<!-- layers:end -->/.exec(doc)?.[1] ?? '';
+  return [...block.matchAll(/^\s*([\w/]+) --> ([\w/]+)\s*$/gm)].map((m) => `${m[1]} --> ${m[2]}`).sort();
+}
+
+const RANK: Record<string, number> = { models: 0, webhooks: 0, core: 1, http: 2, 'plugins/webhooks': 3, 'plugins/faults': 3, wiring: 4, server: 5 };
+
+describe('docs/architecture.md', () => {
+  it('its diagram lists exactly the folder imports of the sandbox and the server', () => {
+    const fromCode = codeEdges();
+    expect(fromCode.length).toBeGreaterThan(5);
+    expect(diagramEdges()).toEqual(fromCode);
+  });
+
+  it('every edge points to a lower layer (a plugin never imports another plugin)', () => {
+    for (const edge of codeEdges()) {
+      const [from, to] = edge.split(' --> ') as [string, string];
+      expect(RANK[to], edge).toBeDefined();
+      expect(RANK[to] as number, edge).toBeLessThan(RANK[from] as number);
+    }
+  });
+
+  it('src/ has no import cycle, type-only imports included', () => {
+    expect(cycles(graph).map((c: string[]) => c.map((f) => relative(SRC, f)))).toEqual([]);
+  });
+});
