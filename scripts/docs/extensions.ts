@@ -9,7 +9,7 @@ import { ERROR_CODES } from '../../src/client/codes.js';
 
 const Count = z.nullable(z.int());
 
-/** A fault plan as `planOut` in src/sandbox/faults/routes.ts writes it. */
+/** A fault plan as `planOut` in src/sandbox/plugins/faults/routes.ts writes it. */
 export const FaultPlan = z.looseObject({
   id: z.string(),
   match: z.string(),

@@ -27,7 +27,7 @@ export async function loadRoutes(): Promise<readonly DocumentedRoute[]> {
     return ALL_ROUTES;
   } catch (error) {
     throw new Error(
-      `Cannot load the sandbox routes (src/sandbox/routes/index.ts, ALL_ROUTES), the source of docs/openapi.json: ${error instanceof Error ? error.message : String(error)}`,
+      `Cannot load the sandbox routes (src/sandbox/routes.ts, ALL_ROUTES), the source of docs/openapi.json: ${error instanceof Error ? error.message : String(error)}`,
       { cause: error },
     );
   }

@@ -1,5 +1,5 @@
 /**
- * docs/state-machines.md, generated from the transition tables of src/sandbox/machines.ts:
+ * docs/state-machines.md, generated from the transition tables of src/sandbox/core/machines.ts:
  * one Mermaid `stateDiagram-v2` per machine (one edge per transition row, in table order),
  * then the rows and refusals as tables.
  * @module
@@ -108,12 +108,12 @@ export function renderStateMachines(machines: readonly DocumentedMachine[] = MAC
   const out = [
     '# State machines',
     '',
-    GENERATED_NOTICE('src/sandbox/machines.ts'),
+    GENERATED_NOTICE('src/sandbox/core/machines.ts'),
     '',
-    'Each diagram is the transition table the sandbox runs (`step()` in `src/sandbox/machines.ts` reads the same rows):',
+    'Each diagram is the transition table the sandbox runs (`step()` in `src/sandbox/core/machines.ts` reads the same rows):',
     'one edge per row, labelled `trigger / event emitted`. `[*]` is the creation. A move that no row allows answers',
     '409 `invalid_transaction_state`, unless a refusal row names another error. Effects are named steps that the',
-    'services of the sandbox carry out (`src/sandbox/services`). Events are described in [webhooks.md](webhooks.md);',
+    'services of the sandbox carry out (`src/sandbox/core`). Events are described in [webhooks.md](webhooks.md);',
     'the decisions behind the rows are in [decisions.md](decisions.md).',
   ];
   for (const { exportName, title, summary, machine } of machines) {
