@@ -6,8 +6,8 @@
 //   the engine's `handle` (what `sandbox.handle` calls), measured side by side.
 //
 // Creating a million conversions through HTTP would take minutes, so the records are inserted
-// straight into the tenant's collection (src/sandbox/collection.ts), shaped as `acceptQuote`
-// shapes them (src/sandbox/services/conversions.ts), each with its own id and amount strings.
+// straight into the tenant's collection (src/sandbox/core/collection.ts), shaped as `acceptQuote`
+// shapes them (src/sandbox/core/conversions.ts), each with its own id and amount strings.
 // They get no timers and no limit reservations: neither is involved in listing.
 import { Platform, type PlatformSettings as EngineSettings } from '../src/sandbox/core/platform.js';
 import { App } from '../src/sandbox/http/app.js';

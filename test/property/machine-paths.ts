@@ -1,7 +1,7 @@
 /**
  * The reference model's view of the machines: can an observed change of a resource, from the
  * status seen at the previous step to the status seen now, together with the events recorded
- * for it in between, be explained by a path of rows of the machine (src/sandbox/machines.ts)?
+ * for it in between, be explained by a path of rows of the machine (src/sandbox/core/machines.ts)?
  * A path may be empty (no change, no event), and rows without an event may sit anywhere on it;
  * every row with an event must match the next recorded event (its type, and the status of the
  * snapshot it carries must be the row's `to`), and every recorded event must be used.

@@ -1,6 +1,6 @@
 /**
  * `sandbox.fetch` reads `fetch(url, init)` without building a `Request` and answers with a
- * `SandboxResponse` (src/sandbox/fetch.ts). Both must be indistinguishable from the web objects
+ * `SandboxResponse` (src/sandbox/http/fetch.ts). Both must be indistinguishable from the web objects
  * they stand for: the same answers as `sandbox.handle(new Request(...))`, the same TypeErrors as
  * `fetch`, and a body that behaves as a `Response` body.
  */
