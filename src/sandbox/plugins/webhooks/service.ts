@@ -12,18 +12,15 @@ import type { Platform } from '../../core/platform.js';
 import { hash53 } from '../../core/random.js';
 import type { SandboxEvent, TenantState } from '../../core/state.js';
 import { type TimerTable, timer } from '../../core/timers.js';
+import { DeliveredLog } from './delivered.js';
 import { type WebhookStore, WebhookStores } from './store.js';
 import { Receivers } from './transport.js';
 import {
   type DeliveredEvent,
-  type DeliveredFilter,
   type DeliveryRec,
   type EndpointRec,
-  type PendingDelivery,
   RETRY_SCHEDULE_SECONDS,
-  type SandboxWebhooks,
   type WebhookDeliveryOptions,
-  type WebhookReceiver,
   type WebhookRequest,
   type WebhookResponse,
   type WebhookTransport,
@@ -32,18 +29,10 @@ import {
 /** The timer kind of a delivery attempt on a tenant's clock. */
 export const ATTEMPT_TIMER = 'webhook.attempt';
 const USER_AGENT = 'pix-usdt-sandbox/1.0 (+webhooks)';
-const DELIVERED_LOG = 10_000;
 const MAX_ERROR = 300;
 // Taken at load time: a test that turns on fake timers afterwards must not freeze deliveries
-// (`clock.advance` waits for them) nor the timeout of `nextEvent`.
+// (`clock.advance` waits for them).
 const realSetTimeout = globalThis.setTimeout;
-const realClearTimeout = globalThis.clearTimeout;
-
-interface Waiter {
-  type: string | undefined;
-  tenantId: string | undefined;
-  resolve: (event: SandboxEvent) => void;
-}
 
 function truncate(text: string): string {
   return text.length > MAX_ERROR ? `${text.slice(0, MAX_ERROR)}...` : text;
@@ -74,9 +63,11 @@ function permute<T>(items: T[], seed: string): T[] {
 }
 
 /** The webhook layer of one sandbox. */
-export class WebhookService implements SandboxWebhooks {
+export class WebhookService {
   readonly stores = new WebhookStores();
   readonly receivers = new Receivers();
+  /** Acknowledged deliveries and the waiters of `nextEvent`. */
+  readonly log = new DeliveredLog();
   readonly #platform: Platform;
   readonly #transport: WebhookTransport | undefined;
   readonly #duplicates: boolean;
@@ -87,9 +78,6 @@ export class WebhookService implements SandboxWebhooks {
   #batchScheduled = false;
   #batches = 0;
   readonly #inFlight = new Set<string>();
-  #delivered: DeliveredEvent[] = [];
-  readonly #consumed = new WeakSet<DeliveredEvent>();
-  #waiters: Waiter[] = [];
 
   constructor(platform: Platform, transport: WebhookTransport | undefined, options: WebhookDeliveryOptions = {}) {
     this.#platform = platform;
@@ -270,97 +258,6 @@ export class WebhookService implements SandboxWebhooks {
       at: new Date(at),
       duplicate,
     };
-    this.#delivered.push(entry);
-    if (this.#delivered.length > DELIVERED_LOG * 2) this.#delivered.splice(0, this.#delivered.length - DELIVERED_LOG);
-    if (duplicate) return;
-    const waiter = this.#waiters.find((w) => matches(entry, w.type, w.tenantId));
-    if (waiter) {
-      this.#waiters = this.#waiters.filter((w) => w !== waiter);
-      this.#consumed.add(entry);
-      waiter.resolve(entry.event);
-    }
+    this.log.add(entry);
   }
-
-  // --- test helpers ---------------------------------------------------------------------
-
-  listen(url: string, receiver: WebhookReceiver): () => void {
-    return this.receivers.listen(url, receiver);
-  }
-
-  nextEvent(type?: string, options: { timeoutMs?: number; tenantId?: string } = {}): Promise<SandboxEvent> {
-    const { tenantId, timeoutMs = 5_000 } = options;
-    const ready = this.#delivered.find((e) => !e.duplicate && !this.#consumed.has(e) && matches(e, type, tenantId));
-    if (ready) {
-      this.#consumed.add(ready);
-      return Promise.resolve(ready.event);
-    }
-    return new Promise((resolve, reject) => {
-      const waiter: Waiter = {
-        type,
-        tenantId,
-        resolve: (event) => {
-          realClearTimeout(timer);
-          resolve(event);
-        },
-      };
-      const timer = realSetTimeout(() => {
-        this.#waiters = this.#waiters.filter((w) => w !== waiter);
-        const pending = this.pending(tenantId);
-        reject(new Error(`No ${type ?? 'webhook'} event was delivered within ${timeoutMs} ms (${pending.length} deliveries pending).`));
-      }, timeoutMs);
-      this.#waiters.push(waiter);
-    });
-  }
-
-  delivered(filter: DeliveredFilter = {}): DeliveredEvent[] {
-    return this.#delivered.filter(
-      (e) =>
-        matches(e, filter.type, filter.tenantId) &&
-        (filter.url === undefined || e.url === filter.url) &&
-        (filter.eventId === undefined || e.event.id === filter.eventId),
-    );
-  }
-
-  pending(tenantId?: string): PendingDelivery[] {
-    const out: PendingDelivery[] = [];
-    for (const tenant of this.#platform.tenants.values()) {
-      if ((tenantId !== undefined && tenant.id !== tenantId) || tenant.extensions['webhooks'] === undefined) continue;
-      const store = this.store(tenant);
-      for (const d of store.deliveries.page({ index: ['pending', '1'], limit: Infinity }).items.reverse()) {
-        let lastError: string | null = null;
-        for (let i = d.attempts.length - 1; i >= 0 && lastError === null; i--) lastError = d.attempts[i]?.error ?? null;
-        out.push({
-          tenantId: tenant.id,
-          deliveryId: d.id,
-          eventId: d.eventId,
-          eventType: d.eventType,
-          url: store.endpoints.get(d.endpointId)?.url ?? '',
-          attemptCount: d.attempts.length,
-          lastError,
-          nextAttemptAt: d.nextAttemptAt === null ? null : new Date(d.nextAttemptAt),
-        });
-      }
-    }
-    return out;
-  }
-
-  assertNothingPending(tenantId?: string): void {
-    const pending = this.pending(tenantId);
-    if (pending.length === 0) return;
-    const lines = pending.map(
-      (p) =>
-        `- ${p.deliveryId}: ${p.eventType} (event ${p.eventId}) to ${p.url}, ${p.attemptCount} attempt(s)` +
-        `${p.lastError ? `, last error: ${p.lastError}` : ''}${p.nextAttemptAt ? `, next attempt at ${p.nextAttemptAt.toISOString()}` : ''}`,
-    );
-    throw new Error(`${pending.length} webhook deliveries are pending:\n${lines.join('\n')}`);
-  }
-
-  async flush(): Promise<void> {
-    for (const tenant of this.#platform.tenants.values()) tenant.clock.runDue();
-    await this.#platform.settle();
-  }
-}
-
-function matches(e: DeliveredEvent, type: string | undefined, tenantId: string | undefined): boolean {
-  return (type === undefined || e.event.type === type) && (tenantId === undefined || e.tenantId === tenantId);
 }
