@@ -12,6 +12,7 @@ import { Clock, type Timer } from './clock.js';
 import { DEFAULT_LIMITS, type LimitSettings, type Usage } from './limits.js';
 import { DEFAULT_PRICING, type PricingSettings } from './pricing.js';
 import { Random } from './random.js';
+import { realSetTimeout } from './real-time.js';
 import { type KeyRec, type SandboxEvent, type TenantState, createTenantState } from './state.js';
 import { CORE_TIMERS, type TimerTable, fireTimer, rescheduleAll } from './timers.js';
 import { iso } from './wire.js';
@@ -27,8 +28,6 @@ export interface PlatformEvents {
   error: [error: unknown];
 }
 
-// Real timers, as the module found them: test suites that fake timers must not stop retries.
-const realSetTimeout = globalThis.setTimeout;
 
 /** The sandbox platform: state, emitter and timers. */
 export class Platform extends EventEmitter<PlatformEvents> implements World {

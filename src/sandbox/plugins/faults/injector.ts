@@ -17,6 +17,7 @@
  * @module
  */
 import type { Random } from '../../core/random.js';
+import { realSleep } from '../../core/real-time.js';
 import { NETWORK_FAULT_HEADER } from './marker.js';
 import { ERROR_STATUS } from '../../core/errors.js';
 import { type Answer, type Call, type Middleware, type StageInsert, envelopeAnswer } from '../../http/call.js';
@@ -69,9 +70,6 @@ function errorAnswerOf(action: Extract<FaultAction, { type: 'error' }>, plan: Ac
 
 const networkAnswer = (plan: ActivePlan): Answer => ({ status: 599, body: null, headers: { [NETWORK_FAULT_HEADER]: `network;plan=${plan.id}` } });
 
-// Real time, taken at load time so that fake timers turned on by a test do not freeze a call.
-const realSetTimeout = globalThis.setTimeout;
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => realSetTimeout(resolve, ms));
 
 /** The fault injector of one sandbox. */
 export class FaultInjector implements SandboxFaults {
@@ -155,6 +153,6 @@ export class FaultInjector implements SandboxFaults {
 
   readonly #latency: Middleware = (call, next) => {
     const action = this.#marks.get(call)?.action;
-    return action?.type === 'latency' ? sleep(action.ms).then(next) : next();
+    return action?.type === 'latency' ? realSleep(action.ms).then(next) : next();
   };
 }

@@ -3,13 +3,11 @@
  * `nextEvent`: an entry is handed to the first waiter that matches it, or kept for a later call.
  * @module
  */
+import { realClearTimeout, realSetTimeout } from '../../core/real-time.js';
 import type { SandboxEvent } from '../../core/state.js';
 import type { DeliveredEvent, DeliveredFilter } from './types.js';
 
 const DELIVERED_LOG = 10_000;
-// Taken at load time: a test that turns on fake timers afterwards must not freeze the timeout of `nextEvent`.
-const realSetTimeout = globalThis.setTimeout;
-const realClearTimeout = globalThis.clearTimeout;
 
 interface Waiter {
   type: string | undefined;

@@ -10,6 +10,7 @@ import { EVENT_ID_HEADER, SIGNATURE_HEADER } from '../../../webhooks/construct.j
 import { signPayload } from '../../../webhooks/signature.js';
 import type { Platform } from '../../core/platform.js';
 import { hash53 } from '../../core/random.js';
+import { realSetTimeout } from '../../core/real-time.js';
 import type { SandboxEvent, TenantState } from '../../core/state.js';
 import { type TimerTable, timer } from '../../core/timers.js';
 import { DeliveredLog } from './delivered.js';
@@ -30,9 +31,6 @@ import {
 export const ATTEMPT_TIMER = 'webhook.attempt';
 const USER_AGENT = 'pix-usdt-sandbox/1.0 (+webhooks)';
 const MAX_ERROR = 300;
-// Taken at load time: a test that turns on fake timers afterwards must not freeze deliveries
-// (`clock.advance` waits for them).
-const realSetTimeout = globalThis.setTimeout;
 
 function truncate(text: string): string {
   return text.length > MAX_ERROR ? `${text.slice(0, MAX_ERROR)}...` : text;
