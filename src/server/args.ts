@@ -5,6 +5,7 @@
  */
 import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
+import { parseAllowEntry } from './destinations.js';
 
 /** Options of `pix-usdt-sandbox serve`, after defaults and validation. */
 export interface ServeOptions {
@@ -16,6 +17,8 @@ export interface ServeOptions {
   seed: number | undefined;
   environment: 'sandbox' | 'production';
   insecureWebhooks: boolean;
+  /** `--webhook-allow`: internal ranges, addresses or host names webhook deliveries may go to. */
+  webhookAllow?: string[];
 }
 
 /** What the command line asks for. */
@@ -51,7 +54,11 @@ Options of serve:
   --seed N              integer seed: deterministic ids, API key and secrets
   --environment ENV     sandbox (default: sk_test_ keys, test helpers) or production
                         (sk_live_ keys, test helpers answer 404)
-  --insecure-webhooks   accept self-signed certificates of webhook receivers (local receivers)
+  --insecure-webhooks   accept unverifiable certificates of every webhook receiver (loopback
+                        receivers need no flag in the sandbox environment: http or self-signed https)
+  --webhook-allow CIDR|HOST
+                        let deliveries reach this private, link-local or other internal range,
+                        address or host name (repeatable); they are refused otherwise
   -h, --help            show this help
   -v, --version         show the version
 `;
@@ -65,6 +72,7 @@ const OPTIONS = {
   seed: { type: 'string' },
   environment: { type: 'string' },
   'insecure-webhooks': { type: 'boolean' },
+  'webhook-allow': { type: 'string', multiple: true },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const;
@@ -86,6 +94,18 @@ function parseSeed(raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
   if (!/^-?\d{1,15}$/.test(raw)) throw new UsageError(`--seed must be an integer, got ${JSON.stringify(raw)}.`);
   return Number(raw);
+}
+
+function parseAllow(raw: string[] | undefined): string[] {
+  const entries = raw ?? [];
+  for (const entry of entries) {
+    try {
+      parseAllowEntry(entry);
+    } catch (error) {
+      throw new UsageError(`--webhook-allow ${(error as Error).message}`);
+    }
+  }
+  return entries;
 }
 
 function parseHost(raw: string | undefined): string {
@@ -139,6 +159,7 @@ export function parseCommand(argv: readonly string[]): Command {
       seed: parseSeed(values.seed),
       environment,
       insecureWebhooks: values['insecure-webhooks'] === true,
+      webhookAllow: parseAllow(values['webhook-allow']),
     },
   };
 }

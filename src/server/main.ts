@@ -52,7 +52,11 @@ async function tlsMaterial(options: ServeOptions): Promise<TlsMaterial | null> {
 export async function startServer(options: ServeOptions, log: (line: string) => void): Promise<RunningServer> {
   const sandboxOptions: SandboxOptions = {
     environment: options.environment,
-    webhookTransport: createHttpsTransport({ insecure: options.insecureWebhooks }),
+    webhookTransport: createHttpsTransport({
+      environment: options.environment,
+      insecure: options.insecureWebhooks,
+      allow: options.webhookAllow ?? [],
+    }),
   };
   if (options.seed !== undefined) sandboxOptions.seed = options.seed;
   const sandbox = createSandbox(sandboxOptions);

@@ -10,7 +10,7 @@ import {
   UpdateWebhookEndpointBody,
 } from '../../models/index.js';
 import type { Engine } from '../engine.js';
-import { ApiError } from '../errors.js';
+import { ApiError, invalid } from '../errors.js';
 import { iso } from '../serialize.js';
 import { listPage } from '../services/list.js';
 import { IdParams, NoBody } from '../routes/shared.js';
@@ -38,6 +38,11 @@ function newSecret(engine: Engine): string {
   return `whsec_${engine.random.base62(32)}`;
 }
 
+/** Production keeps the reference's rule: https only (http:// is for loopback receivers of the sandbox). */
+function checkUrl(engine: Engine, url: string | undefined): void {
+  if (url !== undefined && engine.settings.environment === 'production' && !/^https:/i.test(url)) throw invalid('url', 'Expected an https:// URL');
+}
+
 const read = { capability: 'webhooks:read' } as const;
 const write = { capability: 'webhooks:write' } as const;
 
@@ -49,6 +54,7 @@ export const WEBHOOK_ROUTES: RouteDef[] = [
     path: '/v1/webhook_endpoints',
     body: CreateWebhookEndpointBody,
     handler({ engine, tenant, at, body }) {
+      checkUrl(engine, body.url);
       const endpoint = service(engine).store(tenant).addEndpoint({
         id: engine.random.uuid(),
         seq: 0,
@@ -94,6 +100,7 @@ export const WEBHOOK_ROUTES: RouteDef[] = [
     body: UpdateWebhookEndpointBody,
     handler({ engine, tenant, at, params, body }) {
       const endpoint = liveEndpoint(engine, tenant, params.id);
+      checkUrl(engine, body.url);
       service(engine)
         .store(tenant)
         .endpoints.update(endpoint, (e) => {
