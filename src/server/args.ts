@@ -5,6 +5,7 @@
  */
 import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
+import { parseCorsOrigin } from './cors.js';
 import { parseAllowEntry } from './destinations.js';
 
 /** Options of `pix-usdt-sandbox serve`, after defaults and validation. */
@@ -19,6 +20,8 @@ export interface ServeOptions {
   insecureWebhooks: boolean;
   /** `--webhook-allow`: internal ranges, addresses or host names webhook deliveries may go to. */
   webhookAllow?: string[];
+  /** `--cors-origin`: browser origins allowed besides loopback ones (`*` for any). */
+  corsOrigins?: string[];
 }
 
 /** What the command line asks for. */
@@ -56,6 +59,8 @@ Options of serve:
                         (sk_live_ keys, test helpers answer 404)
   --insecure-webhooks   accept unverifiable certificates of every webhook receiver (loopback
                         receivers need no flag in the sandbox environment: http or self-signed https)
+  --cors-origin ORIGIN  let pages of this origin call the server from a browser (repeatable;
+                        * for any). Origins on loopback hosts are always allowed
   --webhook-allow CIDR|HOST
                         let deliveries reach this private, link-local or other internal range,
                         address or host name (repeatable); they are refused otherwise
@@ -73,6 +78,7 @@ const OPTIONS = {
   environment: { type: 'string' },
   'insecure-webhooks': { type: 'boolean' },
   'webhook-allow': { type: 'string', multiple: true },
+  'cors-origin': { type: 'string', multiple: true },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const;
@@ -106,6 +112,16 @@ function parseAllow(raw: string[] | undefined): string[] {
     }
   }
   return entries;
+}
+
+function parseCors(raw: string[] | undefined): string[] {
+  return (raw ?? []).map((origin) => {
+    try {
+      return parseCorsOrigin(origin);
+    } catch (error) {
+      throw new UsageError(`--cors-origin ${(error as Error).message}`);
+    }
+  });
 }
 
 function parseHost(raw: string | undefined): string {
@@ -160,6 +176,7 @@ export function parseCommand(argv: readonly string[]): Command {
       environment,
       insecureWebhooks: values['insecure-webhooks'] === true,
       webhookAllow: parseAllow(values['webhook-allow']),
+      corsOrigins: parseCors(values['cors-origin']),
     },
   };
 }
