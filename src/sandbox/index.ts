@@ -58,8 +58,10 @@ export interface SandboxOptions {
   pricing?: Partial<PricingSettings>;
   /** Volume limits in BRL (defaults in docs/sandbox.md). */
   limits?: {
-    /** Limits across every tenant of the platform. */
+    /** Platform-level limits: of each tenant on its own, unless `platformScope` is `'shared'`. */
     platform?: Partial<LimitPair>;
+    /** `'tenant'` (default): each tenant is its own platform, so tenants never limit each other. `'shared'`: one platform usage across every tenant. */
+    platformScope?: 'tenant' | 'shared';
     /** Limits of each tenant (partner). */
     partner?: Partial<LimitPair>;
     /** Limits of each end user. */
@@ -115,7 +117,7 @@ export interface Sandbox {
   /** The current pricing. */
   readonly price: PricingSettings;
   /** Changes the volume limits at run time. */
-  setLimits(limits: { platform?: Partial<LimitPair>; partner?: Partial<LimitPair>; user?: Partial<LimitPair> }): void;
+  setLimits(limits: { platform?: Partial<LimitPair>; partner?: Partial<LimitPair>; user?: Partial<LimitPair>; platformScope?: 'tenant' | 'shared' }): void;
   /** Back to the initial state (same tenant id and API key), clocks kept where they are. */
   reset(): void;
   /** The whole state as JSON-serializable data. Contains API key secrets: fixtures only. */
@@ -151,6 +153,7 @@ function seconds(value: number | undefined, fallback: number, name: string): num
 function mergeLimits(base: LimitSettings, patch: SandboxOptions['limits']): LimitSettings {
   return {
     platform: { ...base.platform, ...patch?.platform },
+    platformScope: patch?.platformScope ?? base.platformScope ?? 'tenant',
     partner: { ...base.partner, ...patch?.partner },
     user: { ...base.user, ...patch?.user },
   };

@@ -22,6 +22,8 @@ export interface ServeOptions {
   webhookAllow?: string[];
   /** `--cors-origin`: browser origins allowed besides loopback ones (`*` for any). */
   corsOrigins?: string[];
+  /** `--shared-platform-limits`: one platform usage across every tenant (default: each tenant is its own platform). */
+  sharedPlatformLimits?: boolean;
 }
 
 /** What the command line asks for. */
@@ -59,6 +61,9 @@ Options of serve:
                         (sk_live_ keys, test helpers answer 404)
   --insecure-webhooks   accept unverifiable certificates of every webhook receiver (loopback
                         receivers need no flag in the sandbox environment: http or self-signed https)
+  --shared-platform-limits
+                        count every tenant's volume against one platform limit (default: each
+                        tenant is its own platform, so parallel suites never limit each other)
   --cors-origin ORIGIN  let pages of this origin call the server from a browser (repeatable;
                         * for any). Origins on loopback hosts are always allowed
   --webhook-allow CIDR|HOST
@@ -79,6 +84,7 @@ const OPTIONS = {
   'insecure-webhooks': { type: 'boolean' },
   'webhook-allow': { type: 'string', multiple: true },
   'cors-origin': { type: 'string', multiple: true },
+  'shared-platform-limits': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const;
@@ -177,6 +183,7 @@ export function parseCommand(argv: readonly string[]): Command {
       insecureWebhooks: values['insecure-webhooks'] === true,
       webhookAllow: parseAllow(values['webhook-allow']),
       corsOrigins: parseCors(values['cors-origin']),
+      sharedPlatformLimits: values['shared-platform-limits'] === true,
     },
   };
 }

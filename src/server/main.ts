@@ -81,6 +81,7 @@ export async function startServer(options: ServerOptions, log: (line: string) =>
     }),
   };
   if (options.seed !== undefined) sandboxOptions.seed = options.seed;
+  if (options.sharedPlatformLimits === true) sandboxOptions.limits = { platformScope: 'shared' };
   const sandbox = createSandbox(sandboxOptions);
   const tls = await tlsMaterial(options);
   // The origin is only known once listening (port 0); the listener reads it then.
