@@ -7,7 +7,8 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import { type IncomingMessage, STATUS_CODES, type ServerResponse } from 'node:http';
+import { type IncomingMessage, STATUS_CODES, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { isNetworkFault } from '../sandbox/faults/marker.js';
 import { CorsPolicy, isPreflight } from './cors.js';
@@ -219,6 +220,24 @@ export function createListener(handler: Handler, options: ListenerOptions): (req
         if (!res.headersSent) res.writeHead(500);
         res.end();
       });
+  };
+}
+
+/**
+ * The `connect` listener: Node hands `CONNECT` requests to it instead of the request listener and
+ * closes the connection unanswered without one. They get the listener's answer like any other
+ * method (an authority target such as `example.com:443` is not a path: 400 in the envelope).
+ */
+export function createConnectHandler(listener: (req: IncomingMessage, res: ServerResponse) => void): (req: IncomingMessage, socket: Duplex, head: Buffer) => void {
+  return (req, socket) => {
+    const res = new ServerResponse(req);
+    res.shouldKeepAlive = false;
+    res.assignSocket(socket as Socket);
+    res.once('finish', () => {
+      res.detachSocket(socket as Socket);
+      socket.end();
+    });
+    listener(req, res);
   };
 }
 

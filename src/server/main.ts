@@ -6,7 +6,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { type Sandbox, type SandboxOptions, createSandbox } from '../sandbox/index.js';
-import { type RequestLogEntry, createClientErrorHandler, createListener } from './adapter.js';
+import { type RequestLogEntry, createClientErrorHandler, createConnectHandler, createListener } from './adapter.js';
 import type { ServeOptions } from './args.js';
 import { CorsPolicy } from './cors.js';
 import { type TlsMaterial, generateSelfSigned, readTlsFiles } from './tls.js';
@@ -108,6 +108,7 @@ export async function startServer(options: ServerOptions, log: (line: string) =>
   server.keepAliveTimeout = timeouts.keepAliveMs;
   // What Node's parser and timers refuse gets the envelope too.
   server.on('clientError', createClientErrorHandler({ log: (entry) => log(formatLog(entry)), timeouts, cors }));
+  server.on('connect', createConnectHandler(listener));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => {

@@ -182,8 +182,15 @@ describe('invalid UTF-8 in a body is refused, not altered', () => {
     expect(JSON.parse(good.body)).toMatchObject({ name: 'João Ñandú' });
   });
 
-  it('by sandbox.handle (what msw calls) as well', async () => {
+  it('by sandbox.handle (what msw calls) and sandbox.fetch with bytes as well', async () => {
     const sandbox = createSandbox();
+    const viaFetch = await sandbox.fetch('/v1/users', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${sandbox.apiKey}`, 'content-type': 'application/json', 'idempotency-key': 'f' },
+      body: new Uint8Array(bytes(Buffer.from([0xed, 0xa0, 0x80]))),
+    });
+    expect(viaFetch.status).toBe(400);
+    expect(await viaFetch.json()).toMatchObject({ code: 'invalid_json' });
     const response = await sandbox.handle(
       new Request('https://sandbox.pix-usdt.local/v1/users', {
         method: 'POST',
@@ -206,6 +213,15 @@ describe('one rule for every method', () => {
     expect(answer.status).toBe(404);
     expect(JSON.parse(answer.body)).toMatchObject({ code: 'not_found', message: `No route for ${method} /v1/users.` });
     expect(answer.headers['x-request-id']).toBe(JSON.parse(answer.body).request_id);
+  });
+
+  it('CONNECT, which Node hands to another event, is answered too: 400 for an authority target, else the rule', async () => {
+    const { port, server } = await start();
+    const { answer } = await rawExchange(port, ['CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n']);
+    expectEnvelope(answer, 400, /absolute path/);
+    const { answer: onPath } = await rawExchange(port, [`CONNECT /v1/users HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.sandbox.apiKey}\r\n\r\n`]);
+    expect(onPath.status).toBe(404);
+    expect(JSON.parse(onPath.body)).toMatchObject({ code: 'not_found', message: 'No route for CONNECT /v1/users.' });
   });
 
   it('HEAD is GET without the body: same status and headers', async () => {
