@@ -102,7 +102,7 @@ interface Case {
   path: string;
   operationId: string;
   body: unknown;
-  key: 'valid' | 'none' | 'bad';
+  key: 'valid' | 'none' | 'bad' | 'limited';
 }
 
 const operations = Object.entries(doc.paths).flatMap(([template, item]) => Object.entries(item).map(([method, operation]) => ({ template, method: method.toUpperCase(), operation })));
@@ -119,7 +119,7 @@ function caseOf(ids: fc.Arbitrary<string>): fc.Arbitrary<Case> {
     const query = fc.tuple(...parameters.filter((p) => p.in === 'query').map((p) => fc.option(fc.tuple(fc.constant(p.name), value(p.schema, ids)), { nil: undefined })));
     const schema = operation.requestBody?.content['application/json'].schema;
     const body = schema === undefined ? fc.constant(undefined) : fc.option(value(schema, ids), { nil: undefined, freq: 8 });
-    const key = fc.constantFrom<Case['key']>('valid', 'valid', 'valid', 'valid', 'valid', 'valid', 'none', 'bad');
+    const key = fc.constantFrom<Case['key']>('valid', 'valid', 'valid', 'valid', 'valid', 'valid', 'none', 'bad', 'limited');
     return fc.tuple(path, query, body, key).map(([pathParams, queryParams, bodyValue, keyKind]) => {
       let filled = template;
       for (const [name, v] of pathParams) filled = filled.replace(`{${name}}`, encodeURIComponent(v));
@@ -133,6 +133,7 @@ function caseOf(ids: fc.Arbitrary<string>): fc.Arbitrary<Case> {
 
 let server: RunningServer;
 const fixtureIds: string[] = [];
+let limitedKey = '';
 
 async function call(method: string, path: string, body?: unknown, key = server.sandbox.apiKey): Promise<{ status: number; text: string }> {
   const headers: Record<string, string> = { authorization: `Bearer ${key}`, 'idempotency-key': crypto.randomUUID() };
@@ -164,6 +165,9 @@ beforeAll(async () => {
   const conversion = JSON.parse((await call('POST', `/v1/quotes/${quote.id}/accept`, {})).text) as { id: string };
   const endpoint = JSON.parse((await call('POST', '/v1/webhook_endpoints', { url: 'https://partner.example/hooks', event_types: ['*'] })).text) as { id: string };
   fixtureIds.push(user.id, quote.id, conversion.id, endpoint.id);
+  // A key of another tenant that may only read users: the 403s.
+  const limited = JSON.parse((await call('POST', '/v1/test_helpers/tenants', { capabilities: ['users:read'] })).text) as { api_key: { api_key: string } };
+  limitedKey = limited.api_key.api_key;
   expect(fixtureIds.every((id) => /^[0-9a-f-]{36}$/.test(id))).toBe(true);
 });
 
@@ -196,7 +200,8 @@ describe('the server answers what docs/openapi.json declares', () => {
     await fc.assert(
       fc.asyncProperty(caseOf(ids), async (c) => {
         const operation = byId.get(c.operationId) as Operation;
-        const key = c.key === 'valid' ? server.sandbox.apiKey : c.key === 'bad' ? `sk_test_${'x'.repeat(32)}` : '';
+        const keys = { valid: server.sandbox.apiKey, bad: `sk_test_${'x'.repeat(32)}`, none: '', limited: limitedKey };
+        const key = keys[c.key];
         const headers: Record<string, string> = { 'idempotency-key': crypto.randomUUID() };
         if (key !== '') headers['authorization'] = `Bearer ${key}`;
         if (c.body !== undefined) headers['content-type'] = 'application/json';
@@ -229,6 +234,7 @@ describe('the server answers what docs/openapi.json declares', () => {
     // The run reached the handlers, not only the refusals.
     const statuses = new Set([...seen.values()].flatMap((s) => [...s]));
     expect([...statuses].some((s) => s < 300)).toBe(true);
-    expect([...statuses].filter((s) => s >= 400).length).toBeGreaterThan(3);
+    expect([...statuses].filter((s) => s >= 400).length).toBeGreaterThan(4);
+    expect(statuses).toContain(403);
   });
 });
