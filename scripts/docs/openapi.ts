@@ -56,10 +56,24 @@ export function eventObjects(): Array<{ model: string; kinds: string[] }> {
   return models.map((model) => ({ model, kinds: EVENT_TYPES.filter((kind) => owner.get(kind) === model) }));
 }
 
+// A body field naming another resource by id: an unknown id answers that resource's 404
+// (`user_not_found` on POST /v1/quotes, `quote_not_found` on POST /v1/transactions).
+const REFERENCE_FIELD = /^(user|quote|conversion|transaction|webhook_endpoint|webhook_delivery)_id$/;
+
+function bodyFields(schema: JsonSchema): string[] {
+  const branches = [schema, ...(((schema['oneOf'] ?? schema['anyOf']) as JsonSchema[] | undefined) ?? [])];
+  return branches.flatMap((branch) => Object.keys((branch['properties'] as JsonSchema | undefined) ?? {}));
+}
+
+/** Whether the route's body names another resource by id. */
+function referencesById(route: DocumentedRoute): boolean {
+  return route.body !== undefined && bodyFields(inlineSchema(route.body, 'input')).some((field) => REFERENCE_FIELD.test(field));
+}
+
 /** Error statuses each operation lists, by when they apply. */
 function errorStatuses(route: DocumentedRoute): number[] {
   const statuses = [400, 401, 403];
-  if (route.params !== undefined || isSandboxOnly(route)) statuses.push(404);
+  if (route.params !== undefined || isSandboxOnly(route) || referencesById(route)) statuses.push(404);
   if (route.method !== 'GET') statuses.push(409, 422);
   if (route.rateLimited === true) statuses.push(429);
   statuses.push(500, 502, 503);
@@ -86,9 +100,17 @@ function errorResponses(): Record<string, unknown> {
     const codes = Object.entries(ERROR_STATUS)
       .filter(([, s]) => s === status)
       .map(([code]) => `\`${code}\``);
+    const names = Object.entries(ERROR_STATUS)
+      .filter(([, s]) => s === status)
+      .map(([code]) => code);
     const response: Record<string, unknown> = {
       description: `${STATUS_TEXT[status] ?? 'Error'}. Codes: ${codes.join(', ')}.`,
-      content: { 'application/json': { schema: ref('ErrorEnvelope') } },
+      content: {
+        'application/json': {
+          // The codes this status carries; like every response enum, it may gain values.
+          schema: { allOf: [ref('ErrorEnvelope')], properties: { code: { type: 'string', 'x-extensible-enum': names } } },
+        },
+      },
     };
     if (status === 429) response['headers'] = { 'Retry-After': { description: 'Seconds to wait before the next attempt.', schema: { type: 'integer' } } };
     out[`Error${status}`] = response;

@@ -7,6 +7,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import * as z from 'zod/mini';
 import * as models from '../../src/models/index.js';
+import { CAPABILITIES } from '../../src/sandbox/core/capabilities.js';
 import { EXTENSION_SCHEMAS } from './extensions.js';
 
 /** A JSON Schema object (loosely typed: this is output, not input). */
@@ -42,6 +43,14 @@ function baseOptions(io: 'input' | 'output'): Parameters<typeof z.toJSONSchema>[
     io,
     unrepresentable: 'any',
     override(ctx) {
+      // What refinements and route checks require, in JSON Schema terms.
+      if (ctx.zodSchema === models.OnrampQuoteBody || ctx.zodSchema === models.OfframpQuoteBody) {
+        ctx.jsonSchema['oneOf'] = [{ required: ['source_amount'] }, { required: ['target_amount'] }];
+      }
+      if (ctx.zodSchema === models.CreateTenantBody) {
+        const properties = ctx.jsonSchema['properties'] as Record<string, JsonSchema>;
+        (properties['capabilities'] as JsonSchema)['items'] = { type: 'string', enum: [...CAPABILITIES] };
+      }
       const known = models.openEnumValues(ctx.zodSchema);
       if (known !== undefined) ctx.jsonSchema['x-extensible-enum'] = [...known];
       // Response metadata is parsed loosely (bundle size), but the API answers strings only.
@@ -82,9 +91,9 @@ export function inlineSchema(schema: AnySchema, io: 'input' | 'output'): JsonSch
   return clean(z.toJSONSchema(schema, baseOptions(io)) as JsonSchema);
 }
 
-// Refinements (`.check(z.refine(...))`) have no JSON Schema form; what they require is said here.
+// Refinements (`.check(z.refine(...))`) have no JSON Schema form of their own; what they require is said here too.
 const REFINEMENT_NOTES: Record<string, string> = {
-  CreateQuoteBody: 'Exactly one of `source_amount` and `target_amount` (a refinement the schema below cannot express).',
+  CreateQuoteBody: 'Exactly one of `source_amount` and `target_amount` (`oneOf`).',
 };
 
 /**

@@ -80,15 +80,22 @@ export const RotatedWebhookSecret = /* @__PURE__ */ lazy(() =>
 /** The answer to a secret rotation. */
 export type RotatedWebhookSecret = z.infer<typeof RotatedWebhookSecret>;
 
-const HttpsUrl = /* @__PURE__ */ lazy(() =>
-  z.string().check(z.maxLength(2048), z.regex(/^https:\/\/[^\s/?#]+[^\s]*$/i, 'Expected an https:// URL')));
+// https://, or http:// to a loopback receiver (sandbox environment only: production answers 400).
+const WebhookUrl = /* @__PURE__ */ lazy(() =>
+  z.string().check(
+    z.maxLength(2048),
+    z.regex(
+      /^(https:\/\/[^\s/?#]+[^\s]*|http:\/\/(localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\])(:\d{1,5})?([/?#][^\s]*)?)$/i,
+      'Expected an https:// URL (or http:// to localhost, 127.0.0.0/8 or [::1])',
+    ),
+  ));
 const EventTypes = /* @__PURE__ */ lazy(() =>
   z.array(z.string().check(z.regex(/^([a-z_]+\.[a-z_]+|\*)$/, 'Expected an event kind such as conversion.completed'))).check(z.minLength(1)));
 
 /** Body of `POST /v1/webhook_endpoints`. `event_types` may be `["*"]` for every kind. */
 export const CreateWebhookEndpointBody = /* @__PURE__ */ lazy(() =>
   z.strictObject({
-    url: HttpsUrl,
+    url: WebhookUrl,
     event_types: EventTypes,
     description: z.optional(z.string().check(z.maxLength(500))),
   }));
@@ -98,7 +105,7 @@ export type CreateWebhookEndpointBody = z.infer<typeof CreateWebhookEndpointBody
 /** Body of `PATCH /v1/webhook_endpoints/{id}`. */
 export const UpdateWebhookEndpointBody = /* @__PURE__ */ lazy(() =>
   z.strictObject({
-    url: z.optional(HttpsUrl),
+    url: z.optional(WebhookUrl),
     event_types: z.optional(EventTypes),
     description: z.optional(z.nullable(z.string().check(z.maxLength(500)))),
     status: z.optional(z.enum(WEBHOOK_ENDPOINT_STATUSES)),

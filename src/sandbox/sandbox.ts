@@ -35,6 +35,7 @@ function seconds(value: number | undefined, fallback: number, name: string): num
 function mergeLimits(base: LimitSettings, patch: SandboxOptions['limits']): LimitSettings {
   return {
     platform: { ...base.platform, ...patch?.platform },
+    platformScope: patch?.platformScope ?? base.platformScope ?? 'tenant',
     partner: { ...base.partner, ...patch?.partner },
     user: { ...base.user, ...patch?.user },
   };

@@ -32,6 +32,8 @@ export interface SandboxOptions {
   limits?: {
     /** Limits across every tenant of the platform. */
     platform?: Partial<LimitPair>;
+    /** `'tenant'` (default): each tenant is its own platform, so tenants never limit each other. `'shared'`: one platform usage across every tenant. */
+    platformScope?: 'tenant' | 'shared';
     /** Limits of each tenant (partner). */
     partner?: Partial<LimitPair>;
     /** Limits of each end user. */
@@ -87,7 +89,7 @@ export interface Sandbox {
   /** The current pricing. */
   readonly price: PricingSettings;
   /** Changes the volume limits at run time. */
-  setLimits(limits: { platform?: Partial<LimitPair>; partner?: Partial<LimitPair>; user?: Partial<LimitPair> }): void;
+  setLimits(limits: { platform?: Partial<LimitPair>; partner?: Partial<LimitPair>; user?: Partial<LimitPair>; platformScope?: 'tenant' | 'shared' }): void;
   /** Back to the initial state (same tenant id and API key), clocks kept where they are. */
   reset(): void;
   /** The whole state as JSON-serializable data. Contains API key secrets: fixtures only. */

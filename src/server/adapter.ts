@@ -1,13 +1,18 @@
 /**
  * The Node adapter: `IncomingMessage` -> web `Request` -> `sandbox.handle` -> `ServerResponse`.
  * The engine stays `fetch`-shaped; everything Node-specific happens here. The listener never
- * throws: a malformed or oversized request gets the engine's error envelope.
+ * throws: a malformed or oversized request gets the engine's error envelope, and so does what
+ * Node's HTTP parser refuses before any request exists ({@link createClientErrorHandler}).
+ * CORS preflights are answered here, without authentication.
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type IncomingMessage, STATUS_CODES, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { envelopeAnswer } from '../sandbox/http/call.js';
 import { isNetworkFault } from '../sandbox/plugins/faults/marker.js';
+import { CorsPolicy, isPreflight } from './cors.js';
 
 /** One line of the request log. Never holds a key, a header or a query string. */
 export interface RequestLogEntry {
@@ -28,6 +33,8 @@ export interface ListenerOptions {
   closing?: () => boolean;
   /** Largest accepted body in bytes (default 1,000,000, as the engine). */
   maxBodyBytes?: number;
+  /** Which browser origins may call the server (default: loopback origins only). */
+  cors?: CorsPolicy;
 }
 
 /** Anything with the engine's core method. */
@@ -37,6 +44,12 @@ export interface Handler {
 
 const MAX_BODY_BYTES = 1_000_000;
 const NO_BODY = new Set(['GET', 'HEAD']);
+// Methods `new Request` refuses. The engine sees a stand-in no route declares, so they get the
+// answer of any undeclared method (401 without a valid key, else 404 not_found), not a 400.
+const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
+const STAND_IN_METHOD = 'UNDECLARED-METHOD';
+
+const newRequestId = (): string => `req_${randomUUID().replaceAll('-', '')}`;
 
 /** A client mistake the adapter answers itself, in the engine's envelope. */
 class AdapterError extends Error {
@@ -90,11 +103,17 @@ function toHeaders(raw: readonly string[]): Headers {
   return headers;
 }
 
+/** The method the engine is asked with: HEAD is GET without the body; methods `Request` refuses get a stand-in. */
+function engineMethod(method: string): string {
+  if (method === 'HEAD') return 'GET';
+  return FORBIDDEN_METHODS.has(method) ? STAND_IN_METHOD : method;
+}
+
 /** Builds the web Request. Only the path and query of `req.url` are used; the origin is ours. */
 export async function toRequest(req: IncomingMessage, origin: string, limit = MAX_BODY_BYTES): Promise<Request> {
   const target = req.url ?? '';
   if (!target.startsWith('/') || target.startsWith('//')) throw new AdapterError(400, 'validation_error', 'The request target must be an absolute path.');
-  const method = (req.method ?? 'GET').toUpperCase();
+  const method = engineMethod((req.method ?? 'GET').toUpperCase());
   let headers: Headers;
   try {
     headers = toHeaders(req.rawHeaders);
@@ -105,7 +124,7 @@ export async function toRequest(req: IncomingMessage, origin: string, limit = MA
   try {
     return new Request(origin + target, { method, headers, ...(body === null || body.length === 0 ? {} : { body: new Uint8Array(body) }) });
   } catch {
-    // e.g. a method `Request` refuses (CONNECT, TRACE) or a URL it cannot parse.
+    // e.g. a URL it cannot parse.
     throw new AdapterError(400, 'validation_error', 'The request is malformed.');
   }
 }
@@ -116,16 +135,36 @@ function errorResponse(error: unknown, requestId: string): Response {
   return new Response(answer.body, { status: answer.status, headers: answer.headers });
 }
 
-async function writeResponse(res: ServerResponse, response: Response, head: boolean, close: boolean): Promise<void> {
-  const body = head || response.body === null ? null : Buffer.from(await response.arrayBuffer());
+interface WriteOptions {
+  /** HEAD: the headers of the GET answer, no body. */
+  head: boolean;
+  close: boolean;
+  /** Added to the answer (CORS). */
+  extra: Record<string, string> | null;
+  /** The method a stand-in replaced, named back in the engine's message. */
+  method: string;
+}
+
+async function writeResponse(res: ServerResponse, response: Response, options: WriteOptions): Promise<void> {
+  let body = response.body === null ? null : Buffer.from(await response.arrayBuffer());
+  if (body !== null && FORBIDDEN_METHODS.has(options.method)) body = Buffer.from(body.toString('utf8').replace(`No route for ${STAND_IN_METHOD} `, `No route for ${options.method} `));
   const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => {
     headers[name] = value;
   });
+  if (options.extra !== null) Object.assign(headers, options.extra);
   if (body !== null) headers['content-length'] = String(body.length);
-  if (close) headers['connection'] = 'close';
+  if (options.close) headers['connection'] = 'close';
   res.writeHead(response.status, headers);
-  res.end(body ?? undefined);
+  res.end(options.head ? undefined : (body ?? undefined));
+}
+
+/** The answer to a CORS preflight: allowed, or refused in the envelope with the way out. */
+function preflightResponse(cors: CorsPolicy, origin: string, privateNetwork: boolean): Response {
+  const requestId = newRequestId();
+  if (cors.allows(origin)) return new Response(null, { status: 204, headers: { ...cors.preflightHeaders(origin, privateNetwork), 'x-request-id': requestId } });
+  const message = `The origin ${origin} may not call this server: start it with --cors-origin ${origin}.`;
+  return errorResponse(new AdapterError(400, 'validation_error', message, { issues: [{ path: 'Origin', message: 'Not an allowed origin' }] }), requestId);
 }
 
 /** The printable path: no query string (it may carry anything), no control characters. */
@@ -135,25 +174,37 @@ export function logPath(url: string | undefined): string {
   return path.replace(/[\u0000-\u001f\u007f\s]/g, '?').slice(0, 200);
 }
 
+// When each request started, for the log line of a request that Node itself ends (a timeout).
+const startedAt = new WeakMap<IncomingMessage, number>();
+
 /** The `http.Server` request listener over a sandbox. */
 export function createListener(handler: Handler, options: ListenerOptions): (req: IncomingMessage, res: ServerResponse) => void {
   const limit = options.maxBodyBytes ?? MAX_BODY_BYTES;
+  const cors = options.cors ?? new CorsPolicy();
   return (req, res) => {
     const started = performance.now();
+    startedAt.set(req, started);
     const method = (req.method ?? 'GET').toUpperCase();
+    const origin = req.headers.origin;
     const answer = async (): Promise<Response> => {
+      if (origin !== undefined && isPreflight(method, req.headers)) return preflightResponse(cors, origin, req.headers['access-control-request-private-network'] === 'true');
       try {
         return await handler.handle(await toRequest(req, options.origin, limit));
       } catch (error) {
         // The engine never throws; this is the adapter refusing the request.
-        return errorResponse(error, `req_${randomUUID().replaceAll('-', '')}`);
+        return errorResponse(error, newRequestId());
       }
     };
     void answer()
       .then(async (response) => {
+        // Node already answered and closed the connection (a request timeout): nothing to add.
+        if (req.socket.destroyed && !isNetworkFault(response)) return;
         // An injected network fault: drop the connection, so the client sees a network error.
         if (isNetworkFault(response)) res.socket?.destroy();
-        else await writeResponse(res, response, method === 'HEAD', options.closing?.() === true);
+        else {
+          const extra = origin !== undefined && cors.allows(origin) ? cors.responseHeaders(origin) : null;
+          await writeResponse(res, response, { head: method === 'HEAD', close: options.closing?.() === true, extra, method });
+        }
         options.log({
           method,
           path: logPath(req.url),
@@ -167,5 +218,90 @@ export function createListener(handler: Handler, options: ListenerOptions): (req
         if (!res.headersSent) res.writeHead(500);
         res.end();
       });
+  };
+}
+
+/**
+ * The `connect` listener: Node hands `CONNECT` requests to it instead of the request listener and
+ * closes the connection unanswered without one. They get the listener's answer like any other
+ * method (an authority target such as `example.com:443` is not a path: 400 in the envelope).
+ */
+export function createConnectHandler(listener: (req: IncomingMessage, res: ServerResponse) => void): (req: IncomingMessage, socket: Duplex, head: Buffer) => void {
+  return (req, socket) => {
+    const res = new ServerResponse(req);
+    res.shouldKeepAlive = false;
+    res.assignSocket(socket as Socket);
+    res.once('finish', () => {
+      res.detachSocket(socket as Socket);
+      socket.end();
+    });
+    listener(req, res);
+  };
+}
+
+/** Statuses and messages of what Node's HTTP parser and timers refuse before the listener answers. */
+function clientErrorOf(error: NodeJS.ErrnoException & { reason?: string }, timeouts: ClientErrorOptions['timeouts']): { status: number; message: string } {
+  switch (error.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return { status: 431, message: 'The request headers are too large (at most 16 KB in all).' };
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return { status: 413, message: 'The chunk extensions of the request body are too large.' };
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return {
+        status: 408,
+        message: `The request was not received in time: headers within ${timeouts.headersMs / 1000} s, the whole request within ${timeouts.requestMs / 1000} s.`,
+      };
+    case 'HPE_INVALID_METHOD':
+      return { status: 400, message: 'The request is not valid HTTP: it does not start with a method HTTP defines.' };
+    default:
+      return { status: 400, message: `The request is not valid HTTP${error.reason === undefined ? '' : ` (${error.reason.replace(/[^\x20-\x7e]/g, '?')})`}.` };
+  }
+}
+
+/** Options of {@link createClientErrorHandler}. */
+export interface ClientErrorOptions {
+  log: (entry: RequestLogEntry) => void;
+  /** The server's limits, named in the 408 message. */
+  timeouts: { headersMs: number; requestMs: number };
+  cors?: CorsPolicy;
+}
+
+/**
+ * The `clientError` listener: what Node would answer with a bare status line (431 oversized
+ * headers, 400 a bad method token or bytes that are not HTTP, 408 a timeout) gets the envelope
+ * and an `x-request-id`, then the connection closes.
+ */
+export function createClientErrorHandler(options: ClientErrorOptions): (error: NodeJS.ErrnoException, socket: Duplex) => void {
+  const cors = options.cors ?? new CorsPolicy();
+  return (error, socket) => {
+    // The peer went away, or an answer is already on the wire: nothing can be written.
+    const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage ?? null;
+    if (error.code === 'ECONNRESET' || error.code === 'EPIPE' || !socket.writable || inFlight?.headersSent === true) {
+      socket.destroy();
+      return;
+    }
+    const { status, message } = clientErrorOf(error, options.timeouts);
+    const requestId = newRequestId();
+    const body = JSON.stringify({ code: 'validation_error', message, request_id: requestId });
+    const req = inFlight?.req;
+    const origin = req?.headers.origin;
+    const extra = origin !== undefined && cors.allows(origin) ? cors.responseHeaders(origin) : {};
+    const lines = [
+      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`,
+      'content-type: application/json',
+      `content-length: ${Buffer.byteLength(body)}`,
+      `x-request-id: ${requestId}`,
+      ...Object.entries(extra).map(([name, value]) => `${name}: ${value}`),
+      'connection: close',
+    ];
+    socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`, () => socket.destroy());
+    const started = req === undefined ? undefined : startedAt.get(req);
+    options.log({
+      method: req?.method ?? '-',
+      path: req === undefined ? '-' : logPath(req.url),
+      status,
+      ms: started === undefined ? 0 : performance.now() - started,
+      requestId,
+    });
   };
 }

@@ -5,6 +5,8 @@
  */
 import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
+import { parseCorsOrigin } from './cors.js';
+import { parseAllowEntry } from './destinations.js';
 
 /** Options of `pix-usdt-sandbox serve`, after defaults and validation. */
 export interface ServeOptions {
@@ -16,6 +18,12 @@ export interface ServeOptions {
   seed: number | undefined;
   environment: 'sandbox' | 'production';
   insecureWebhooks: boolean;
+  /** `--webhook-allow`: internal ranges, addresses or host names webhook deliveries may go to. */
+  webhookAllow?: string[];
+  /** `--cors-origin`: browser origins allowed besides loopback ones (`*` for any). */
+  corsOrigins?: string[];
+  /** `--shared-platform-limits`: one platform usage across every tenant (default: each tenant is its own platform). */
+  sharedPlatformLimits?: boolean;
 }
 
 /** What the command line asks for. */
@@ -51,7 +59,16 @@ Options of serve:
   --seed N              integer seed: deterministic ids, API key and secrets
   --environment ENV     sandbox (default: sk_test_ keys, test helpers) or production
                         (sk_live_ keys, test helpers answer 404)
-  --insecure-webhooks   accept self-signed certificates of webhook receivers (local receivers)
+  --insecure-webhooks   accept unverifiable certificates of every webhook receiver (loopback
+                        receivers need no flag in the sandbox environment: http or self-signed https)
+  --shared-platform-limits
+                        count every tenant's volume against one platform limit (default: each
+                        tenant is its own platform, so parallel suites never limit each other)
+  --cors-origin ORIGIN  let pages of this origin call the server from a browser (repeatable;
+                        * for any). Origins on loopback hosts are always allowed
+  --webhook-allow CIDR|HOST
+                        let deliveries reach this private, link-local or other internal range,
+                        address or host name (repeatable); they are refused otherwise
   -h, --help            show this help
   -v, --version         show the version
 `;
@@ -65,6 +82,9 @@ const OPTIONS = {
   seed: { type: 'string' },
   environment: { type: 'string' },
   'insecure-webhooks': { type: 'boolean' },
+  'webhook-allow': { type: 'string', multiple: true },
+  'cors-origin': { type: 'string', multiple: true },
+  'shared-platform-limits': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const;
@@ -86,6 +106,28 @@ function parseSeed(raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
   if (!/^-?\d{1,15}$/.test(raw)) throw new UsageError(`--seed must be an integer, got ${JSON.stringify(raw)}.`);
   return Number(raw);
+}
+
+function parseAllow(raw: string[] | undefined): string[] {
+  const entries = raw ?? [];
+  for (const entry of entries) {
+    try {
+      parseAllowEntry(entry);
+    } catch (error) {
+      throw new UsageError(`--webhook-allow ${(error as Error).message}`);
+    }
+  }
+  return entries;
+}
+
+function parseCors(raw: string[] | undefined): string[] {
+  return (raw ?? []).map((origin) => {
+    try {
+      return parseCorsOrigin(origin);
+    } catch (error) {
+      throw new UsageError(`--cors-origin ${(error as Error).message}`);
+    }
+  });
 }
 
 function parseHost(raw: string | undefined): string {
@@ -139,6 +181,9 @@ export function parseCommand(argv: readonly string[]): Command {
       seed: parseSeed(values.seed),
       environment,
       insecureWebhooks: values['insecure-webhooks'] === true,
+      webhookAllow: parseAllow(values['webhook-allow']),
+      corsOrigins: parseCors(values['cors-origin']),
+      sharedPlatformLimits: values['shared-platform-limits'] === true,
     },
   };
 }

@@ -6,8 +6,9 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { type Sandbox, type SandboxOptions, createSandbox } from '../sandbox/index.js';
-import { type RequestLogEntry, createListener } from './adapter.js';
+import { type RequestLogEntry, createClientErrorHandler, createConnectHandler, createListener } from './adapter.js';
 import type { ServeOptions } from './args.js';
+import { CorsPolicy } from './cors.js';
 import { type TlsMaterial, generateSelfSigned, readTlsFiles } from './tls.js';
 import { createHttpsTransport } from './transport.js';
 
@@ -31,6 +32,25 @@ export interface ReadyLine {
 
 const TICK_MS = 1000;
 
+/** How long the server waits for a slow client, in ms. */
+export interface ServerTimeouts {
+  /** From the connection (or the previous answer) to the end of the request headers. */
+  headersMs: number;
+  /** From the start of a request to its last body byte. */
+  requestMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  keepAliveMs: number;
+}
+
+/** The documented limits (docs/server-and-msw.md). */
+export const DEFAULT_TIMEOUTS: ServerTimeouts = { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000 };
+
+/** Options of {@link startServer}: the command line's, plus what only code sets. */
+export interface ServerOptions extends ServeOptions {
+  /** Overrides of {@link DEFAULT_TIMEOUTS} (tests use small values). */
+  timeouts?: Partial<ServerTimeouts>;
+}
+
 /** How the URL shows a host: IPv6 in brackets; an unspecified address as the loopback name. */
 function urlHost(host: string): string {
   if (host === '0.0.0.0' || host === '::') return 'localhost';
@@ -49,12 +69,19 @@ async function tlsMaterial(options: ServeOptions): Promise<TlsMaterial | null> {
 }
 
 /** Creates the sandbox, listens, and resolves once the server accepts connections. */
-export async function startServer(options: ServeOptions, log: (line: string) => void): Promise<RunningServer> {
+export async function startServer(options: ServerOptions, log: (line: string) => void): Promise<RunningServer> {
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+  const cors = new CorsPolicy(options.corsOrigins ?? []);
   const sandboxOptions: SandboxOptions = {
     environment: options.environment,
-    webhookTransport: createHttpsTransport({ insecure: options.insecureWebhooks }),
+    webhookTransport: createHttpsTransport({
+      environment: options.environment,
+      insecure: options.insecureWebhooks,
+      allow: options.webhookAllow ?? [],
+    }),
   };
   if (options.seed !== undefined) sandboxOptions.seed = options.seed;
+  if (options.sharedPlatformLimits === true) sandboxOptions.limits = { platformScope: 'shared' };
   const sandbox = createSandbox(sandboxOptions);
   const tls = await tlsMaterial(options);
   // The origin is only known once listening (port 0); the listener reads it then.
@@ -66,12 +93,22 @@ export async function startServer(options: ServeOptions, log: (line: string) => 
     },
     log: (entry) => log(formatLog(entry)),
     closing: () => closing !== null,
+    cors,
   });
-  const server: http.Server = tls === null ? http.createServer(listener) : https.createServer({ cert: tls.cert, key: tls.key }, listener);
-  // Bounded waits for slow or stuck clients.
-  server.requestTimeout = 30_000;
-  server.headersTimeout = 10_000;
-  server.keepAliveTimeout = 5_000;
+  // Bounded waits for slow or stuck clients. Node checks them every `connectionsCheckingInterval`
+  // (30 s by default, so a 10 s header limit bit after up to 40 s): check often enough that a
+  // limit bites within a tenth of itself.
+  const limits: http.ServerOptions = {
+    headersTimeout: timeouts.headersMs,
+    requestTimeout: timeouts.requestMs,
+    keepAliveTimeout: timeouts.keepAliveMs,
+    connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(Math.min(timeouts.headersMs, timeouts.requestMs) / 10))),
+  };
+  const server: http.Server = tls === null ? http.createServer(limits, listener) : https.createServer({ ...limits, cert: tls.cert, key: tls.key }, listener);
+  server.keepAliveTimeout = timeouts.keepAliveMs;
+  // What Node's parser and timers refuse gets the envelope too.
+  server.on('clientError', createClientErrorHandler({ log: (entry) => log(formatLog(entry)), timeouts, cors }));
+  server.on('connect', createConnectHandler(listener));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => {

@@ -1,11 +1,14 @@
 /**
  * Webhook deliveries over the network: one real HTTPS POST per attempt (`node:https`), with a
- * time limit. The sandbox signs the body and records the outcome; this only carries it.
+ * time limit, to the destinations {@link DeliveryPolicy} allows. The sandbox signs the body and
+ * records the outcome; this only carries it.
  * @module
  */
+import type { lookup as dnsLookup } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import { isLoopback } from './args.js';
+import { isIP } from 'node:net';
+import { type DeliveryEnvironment, DeliveryPolicy, DeliveryRefusedError, type Destination } from './destinations.js';
 
 /** One delivery attempt: the signed request the sandbox wants sent. */
 export interface WebhookRequest {
@@ -25,8 +28,14 @@ export type HttpWebhookTransport = (request: WebhookRequest) => Promise<WebhookR
 
 /** Options of {@link createHttpsTransport}. */
 export interface HttpsTransportOptions {
-  /** Accept self-signed or otherwise unverifiable receiver certificates (local receivers). Default false. */
+  /** `sandbox` (default): loopback receivers over http or self-signed https. `production`: https only. */
+  environment?: DeliveryEnvironment;
+  /** Accept unverifiable certificates of any receiver (loopback receivers need no flag in the sandbox environment). Default false. */
   insecure?: boolean;
+  /** Internal addresses (CIDR ranges, addresses) or host names deliveries may go to anyway (`--webhook-allow`). */
+  allow?: readonly string[];
+  /** Name resolution (default `dns.lookup`); every address it gives is checked before connecting. */
+  lookup?: typeof dnsLookup;
   /** Time limit of one attempt, connection to last byte, in ms (default 10,000). */
   timeoutMs?: number;
   /** At most this many bytes of the receiver's answer are kept (default 4,096). */
@@ -36,26 +45,36 @@ export interface HttpsTransportOptions {
 const USER_AGENT = 'pix-usdt-sandbox (webhooks)';
 
 /**
- * A transport that POSTs to `https:` URLs, and to `http:` URLs of loopback hosts only (a
- * receiver on the same machine). Redirects are not followed: a 3xx is the receiver's answer.
+ * A transport that POSTs to `https:` URLs, and in the sandbox environment to `http:` URLs of
+ * loopback hosts (a receiver on the same machine), never to an internal address that `allow`
+ * does not name. Redirects are not followed: a 3xx is the receiver's answer.
  */
 export function createHttpsTransport(options: HttpsTransportOptions = {}): HttpWebhookTransport {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const maxBytes = options.maxResponseBytes ?? 4096;
+  const policy = new DeliveryPolicy({
+    environment: options.environment ?? 'sandbox',
+    insecure: options.insecure === true,
+    allow: options.allow ?? [],
+  });
   return (request) =>
     new Promise<WebhookReply>((resolve, reject) => {
       let url: URL;
+      let destination: Destination;
       try {
         url = new URL(request.url);
-      } catch {
-        reject(new Error('Invalid webhook URL.'));
+        destination = policy.destination(url);
+      } catch (error) {
+        reject(error instanceof DeliveryRefusedError ? error : new Error('Invalid webhook URL.'));
         return;
       }
-      const secure = url.protocol === 'https:';
-      if (!secure && !(url.protocol === 'http:' && isLoopback(url.hostname))) {
-        reject(new Error(`Refused ${url.protocol} webhook URL: https only (plain http for loopback receivers).`));
+      // An address in the URL is not looked up: it is checked here, before any connection.
+      const literal = isIP(destination.host) === 0 ? null : policy.refusal(destination, destination.host);
+      if (literal !== null) {
+        reject(new DeliveryRefusedError(literal));
         return;
       }
+      const secure = destination.secure;
       const body = Buffer.from(request.body, 'utf8');
       const headers = {
         'user-agent': USER_AGENT,
@@ -89,15 +108,18 @@ export function createHttpsTransport(options: HttpsTransportOptions = {}): HttpW
       };
       // One deadline for the whole attempt (a socket timeout alone restarts on every byte).
       const timer = setTimeout(() => fail(new Error(`Webhook attempt timed out after ${timeoutMs} ms.`)), timeoutMs);
-      const tls = secure ? { rejectUnauthorized: options.insecure !== true } : {};
+      const tls = secure ? { rejectUnauthorized: destination.verify } : {};
+      const lookup = policy.lookup(destination, options.lookup);
       try {
-        req = (secure ? https.request : http.request)(url, { method: 'POST', headers, ...tls }, onResponse);
+        req = (secure ? https.request : http.request)(url, { method: 'POST', headers, lookup, ...tls }, onResponse);
       } catch (error) {
         // e.g. a header value Node refuses
         fail(new Error(`Webhook attempt failed: ${(error as NodeJS.ErrnoException).code ?? 'invalid request'}`));
         return;
       }
-      req.once('error', (error: NodeJS.ErrnoException) => fail(new Error(`Webhook attempt failed: ${error.code ?? error.message}`)));
+      req.once('error', (error: NodeJS.ErrnoException) =>
+        fail(error instanceof DeliveryRefusedError ? error : new Error(`Webhook attempt failed: ${error.code ?? error.message}`)),
+      );
       req.end(body);
     });
 }

@@ -6,6 +6,8 @@ import { ROOT, loadRoutes } from '../../scripts/docs/generated.js';
 import { buildOpenApi, openApiPath } from '../../scripts/docs/openapi.js';
 import { RESPONSES } from '../../scripts/docs/responses.js';
 import { PixUsdt } from '../../src/index.js';
+import { CAPABILITIES } from '../../src/sandbox/core/capabilities.js';
+import { ERROR_STATUS } from '../../src/sandbox/core/errors.js';
 
 type Operation = {
   operationId: string;
@@ -103,8 +105,26 @@ describe('docs/openapi.json', () => {
     }
     const responses = (doc.components as unknown as { responses: Record<string, { content: unknown }> }).responses;
     for (const [name, response] of Object.entries(responses)) {
-      expect(response.content, name).toEqual({ 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } });
+      const status = Number(name.replace('Error', ''));
+      const codes = Object.entries(ERROR_STATUS)
+        .filter(([, s]) => s === status)
+        .map(([code]) => code);
+      expect(codes.length, name).toBeGreaterThan(0);
+      expect(response.content, name).toEqual({
+        'application/json': { schema: { allOf: [{ $ref: '#/components/schemas/ErrorEnvelope' }], properties: { code: { type: 'string', 'x-extensible-enum': codes } } } },
+      });
     }
+  });
+
+  it('lists the 404 of an id in a request body, the one-amount rule and the capabilities (issue 17)', () => {
+    expect(Object.keys(doc.paths['/v1/quotes']?.['post']?.responses ?? {})).toContain('404');
+    expect(Object.keys(doc.paths['/v1/transactions']?.['post']?.responses ?? {})).toContain('404');
+    // A body without an id of another resource has no 404.
+    expect(Object.keys(doc.paths['/v1/users']?.['post']?.responses ?? {})).not.toContain('404');
+    const quoteBody = doc.components.schemas['CreateQuoteBody'] as { oneOf: Array<{ oneOf?: unknown }> };
+    for (const branch of quoteBody.oneOf) expect(branch.oneOf).toEqual([{ required: ['source_amount'] }, { required: ['target_amount'] }]);
+    const tenantBody = doc.components.schemas['CreateTenantBody'] as { properties: { capabilities: { items: { enum: string[] } } } };
+    expect(tenantBody.properties.capabilities.items.enum).toEqual([...CAPABILITIES]);
   });
 
   it('resolves every $ref', () => {

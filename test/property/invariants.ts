@@ -89,8 +89,10 @@ export function checkReservations(world: World): { held: Map<string, string> } {
   const bucket = (re: RegExp, map: Map<string, string>): string => sum([...map.entries()].filter(([k]) => re.test(k)).map(([, v]) => v));
   expect(bucket(/^d/, usage), 'partner daily usage = sum of reservations').toBe(total);
   expect(bucket(/^m/, usage), 'partner monthly usage = sum of reservations').toBe(total);
-  const platform = new Map(snap.platformUsage);
-  expect(bucket(/^d/, platform), 'platform daily usage = sum of reservations').toBe(total);
+  // Each tenant is its own platform by default (issue 17): its platform counters are its `p` buckets.
+  expect(bucket(/^pd/, usage), 'platform daily usage = sum of reservations').toBe(total);
+  expect(bucket(/^pm/, usage), 'platform monthly usage = sum of reservations').toBe(total);
+  expect(snap.platformUsage, 'nothing in the shared platform counters').toEqual([]);
   for (const u of tenant.users) {
     const mine = sum(tenant.conversions.filter((c) => c.userId === u.id).map((c) => c.reservedBrl));
     expect(bucket(new RegExp(`^u${u.id}d`), usage), `user ${u.id} daily usage`).toBe(mine);

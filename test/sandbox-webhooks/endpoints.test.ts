@@ -20,13 +20,37 @@ describe('webhook endpoints', () => {
     expect(fetched).toEqual(withoutSecret);
   });
 
-  it('refuses a URL that is not https', async () => {
-    const { client } = setup();
-    await expect(client.webhookEndpoints.create({ url: 'http://partner.example/hook', event_types: ['*'] })).rejects.toMatchObject({
-      status: 400,
-      code: 'validation_error',
-    });
-  });
+  it.each(['http://partner.example/hook', 'http://127.0.0.1.example/hook', 'http://localhost.example/', 'http://[::2]/', 'ftp://127.0.0.1/'])(
+    'refuses %s: https only, plain http for loopback receivers',
+    async (url) => {
+      const { client } = setup();
+      await expect(client.webhookEndpoints.create({ url, event_types: ['*'] })).rejects.toMatchObject({ status: 400, code: 'validation_error' });
+    },
+  );
+
+  it.each(['http://localhost:3000/webhooks', 'http://127.0.0.1:8080/hooks?x=1', 'http://[::1]/', 'HTTP://LOCALHOST'])(
+    'the sandbox environment accepts the loopback receiver %s; production keeps https only',
+    async (url) => {
+      const { client } = setup();
+      expect((await client.webhookEndpoints.create({ url, event_types: ['*'] })).url).toBe(url);
+      const created = await client.webhookEndpoints.create({ url: 'https://p.example/hook', event_types: ['*'] });
+      expect((await client.webhookEndpoints.update(created.id, { url })).url).toBe(url);
+      const production = createSandbox({ environment: 'production' });
+      const post = (path: string, method: string, body: unknown): Promise<Response> =>
+        production.fetch(path, {
+          method,
+          headers: { authorization: `Bearer ${production.apiKey}`, 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() },
+          body: JSON.stringify(body),
+        });
+      const refused = await post('/v1/webhook_endpoints', 'POST', { url, event_types: ['*'] });
+      expect(refused.status).toBe(400);
+      expect(await refused.json()).toMatchObject({ code: 'validation_error', details: { issues: [{ path: 'url', message: 'Expected an https:// URL' }] } });
+      const live = (await (await post('/v1/webhook_endpoints', 'POST', { url: 'https://p.example/hook', event_types: ['*'] })).json()) as { id: string };
+      const patched = await post(`/v1/webhook_endpoints/${live.id}`, 'PATCH', { url });
+      expect(patched.status).toBe(400);
+      expect(await patched.json()).toMatchObject({ details: { issues: [{ path: 'url' }] } });
+    },
+  );
 
   it('lists live endpoints newest first, paginated with cursors', async () => {
     const { client } = setup();

@@ -18,15 +18,15 @@ describe('parseCommand', () => {
   it('serve with no flag: the defaults', () => {
     expect(parseCommand(['serve'])).toEqual({
       kind: 'serve',
-      options: { port: DEFAULT_PORT, host: DEFAULT_HOST, https: false, cert: undefined, key: undefined, seed: undefined, environment: 'sandbox', insecureWebhooks: false },
+      options: { port: DEFAULT_PORT, host: DEFAULT_HOST, https: false, cert: undefined, key: undefined, seed: undefined, environment: 'sandbox', insecureWebhooks: false, webhookAllow: [], corsOrigins: [], sharedPlatformLimits: false },
     });
   });
 
   it('every flag', () => {
-    const command = parseCommand(['serve', '--port', '0', '--host', '0.0.0.0', '--https', '--cert', 'c.pem', '--key', 'k.pem', '--seed=-12', '--environment', 'production', '--insecure-webhooks']);
+    const command = parseCommand(['serve', '--port', '0', '--host', '0.0.0.0', '--https', '--cert', 'c.pem', '--key', 'k.pem', '--seed=-12', '--environment', 'production', '--insecure-webhooks', '--webhook-allow', '10.0.0.0/8', '--webhook-allow=hooks.internal', '--cors-origin', 'https://App.Example:443', '--cors-origin=*', '--shared-platform-limits']);
     expect(command).toEqual({
       kind: 'serve',
-      options: { port: 0, host: '0.0.0.0', https: true, cert: 'c.pem', key: 'k.pem', seed: -12, environment: 'production', insecureWebhooks: true },
+      options: { port: 0, host: '0.0.0.0', https: true, cert: 'c.pem', key: 'k.pem', seed: -12, environment: 'production', insecureWebhooks: true, webhookAllow: ['10.0.0.0/8', 'hooks.internal'], corsOrigins: ['https://app.example', '*'], sharedPlatformLimits: true },
     });
   });
 
@@ -56,6 +56,10 @@ describe('parseCommand', () => {
     [['serve', 'extra'], /Unknown command/],
     [['start'], /Unknown command/],
     [['start', '--help'], /Unknown command/],
+    [['serve', '--webhook-allow', '10.0.0.0/40'], /--webhook-allow "10.0.0.0\/40": the prefix length must be 0 to 32/],
+    [['serve', '--webhook-allow', 'https://hooks.internal'], /--webhook-allow .*neither an address range/],
+    [['serve', '--cors-origin', 'app.example'], /--cors-origin "app.example" is not an origin such as https:\/\/app.example:3000/],
+    [['serve', '--cors-origin', 'https://app.example/path'], /--cors-origin .*a scheme, a host and a port only/],
   ])('%j is a usage error', (args, message) => {
     expect(usageError(args)).toMatch(message);
   });

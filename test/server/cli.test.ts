@@ -6,7 +6,7 @@ import { exitCode, run, serve, stopAll } from './helpers.js';
 
 afterEach(stopAll);
 
-const FLAGS = ['--port', '--host', '--https', '--cert', '--key', '--seed', '--environment', '--insecure-webhooks', '--help'];
+const FLAGS = ['--port', '--host', '--https', '--cert', '--key', '--seed', '--environment', '--insecure-webhooks', '--webhook-allow', '--cors-origin', '--shared-platform-limits', '--help'];
 
 describe('pix-usdt-sandbox --help', () => {
   it.each([[['--help']], [['serve', '--help']], [['-h']], [[]]])('%j prints every flag on stdout and exits 0', async (args) => {

@@ -181,7 +181,13 @@ describe('limits and malformed requests', () => {
   it('garbage on the socket does not crash the server', async () => {
     const { child, ready } = await serve();
     const { port } = new URL(ready.url);
-    for (const garbage of ['NOT HTTP AT ALL\r\n\r\n', 'GET /v1/users HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n', 'TRACE /v1/users HTTP/1.1\r\nHost: x\r\n\r\n']) {
+    const cases = [
+      ['NOT HTTP AT ALL\r\n\r\n', 400],
+      ['GET /v1/users HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n', 400],
+      // A method `Request` refuses is an undeclared method like any other: no key, 401.
+      ['TRACE /v1/users HTTP/1.1\r\nHost: x\r\n\r\n', 401],
+    ] as const;
+    for (const [garbage, status] of cases) {
       const answer = await new Promise<string>((resolve) => {
         const socket = net.connect(Number(port), '127.0.0.1', () => socket.end(garbage));
         let data = '';
@@ -189,7 +195,10 @@ describe('limits and malformed requests', () => {
         socket.on('close', () => resolve(data));
         socket.on('error', () => resolve(data));
       });
-      expect(answer).toMatch(/^HTTP\/1\.1 400/);
+      expect(answer).toMatch(new RegExp(`^HTTP/1\\.1 ${status}`));
+      // In the envelope, with its request id.
+      expect(answer).toMatch(/\r\nx-request-id: req_\w+\r\n/i);
+      expect(answer).toMatch(/"request_id":"req_\w+"/);
     }
     const res = await fetch(`${ready.url}/v1/users`, { headers: headers(ready) });
     expect(res.status).toBe(200);

@@ -5,6 +5,8 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { LookupAddress, lookup as dnsLookup } from 'node:dns';
+import { DeliveryRefusedError, parseAllowEntry } from '../../src/server/destinations.js';
 import { createHttpsTransport } from '../../src/server/transport.js';
 import { generateSelfSigned } from '../../src/server/tls.js';
 
@@ -53,6 +55,17 @@ async function receiver(secure: boolean, reply: (req: Received, res: http.Server
   return { url: `${secure ? 'https' : 'http'}://127.0.0.1:${port}/hooks?x=1`, received };
 }
 
+/** A `dns.lookup` stand-in: every name resolves to `addresses`; `calls` counts the resolutions. */
+function resolvingTo(...addresses: string[]): typeof dnsLookup & { calls: string[] } {
+  const calls: string[] = [];
+  const lookup = (hostname: string, options: unknown, callback: (error: Error | null, addresses: LookupAddress[]) => void): void => {
+    calls.push(hostname);
+    expect((options as { all?: boolean }).all).toBe(true);
+    queueMicrotask(() => callback(null, addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }))));
+  };
+  return Object.assign(lookup, { calls }) as never;
+}
+
 const DELIVERY = {
   headers: { 'x-service-event-id': 'evt_1', 'x-service-signature': 't=1,v1=abc' },
   body: JSON.stringify({ id: 'evt_1', type: 'user.created', created_at: '2026-01-01T00:00:00.000Z', data: { object: { id: 'u1' } } }),
@@ -80,10 +93,15 @@ describe('createHttpsTransport', () => {
     await expect(createHttpsTransport({ insecure: true })({ url, ...DELIVERY })).resolves.toEqual({ status: 503, body: 'down' });
   });
 
-  it('refuses a self-signed receiver certificate unless insecure', async () => {
+  it('refuses a self-signed certificate of a receiver that is not a loopback host, unless insecure', async () => {
     const { url, received } = await receiver(true, (_r, res) => res.end('ok'));
-    await expect(createHttpsTransport()({ url, ...DELIVERY })).rejects.toThrow(/Webhook attempt failed: .*SELF_SIGNED/);
+    // receiver.test is not a loopback host name, although it resolves (here) to the local receiver.
+    const named = url.replace('127.0.0.1', 'receiver.test');
+    const lookup = resolvingTo('127.0.0.1');
+    await expect(createHttpsTransport({ lookup })({ url: named, ...DELIVERY })).rejects.toThrow(/Webhook attempt failed: .*SELF_SIGNED/);
     expect(received).toHaveLength(0);
+    await expect(createHttpsTransport({ lookup, insecure: true })({ url: named, ...DELIVERY })).resolves.toEqual({ status: 200, body: 'ok' });
+    expect(received).toHaveLength(1);
   });
 
   it('rejects when the receiver does not answer in time', async () => {
@@ -104,18 +122,107 @@ describe('createHttpsTransport', () => {
     expect(reply.body).toBe('x'.repeat(100));
   });
 
-  it('plain http only to loopback receivers', async () => {
+  it('plain http only to loopback receivers (by name and by the address it resolves to)', async () => {
     const { url, received } = await receiver(false, (_r, res) => res.end('plain'));
     await expect(createHttpsTransport()({ url, ...DELIVERY })).resolves.toEqual({ status: 200, body: 'plain' });
     expect(received).toHaveLength(1);
     await expect(createHttpsTransport()({ url: 'http://example.com/hooks', ...DELIVERY })).rejects.toThrow(/https only/);
     await expect(createHttpsTransport()({ url: 'ftp://127.0.0.1/hooks', ...DELIVERY })).rejects.toThrow(/https only/);
     await expect(createHttpsTransport()({ url: 'not a url', ...DELIVERY })).rejects.toThrow(/Invalid webhook URL/);
+    // localhost that resolves elsewhere is not a loopback receiver.
+    const elsewhere = createHttpsTransport({ lookup: resolvingTo('10.0.0.1'), allow: ['10.0.0.0/8'] });
+    await expect(elsewhere({ url: 'http://localhost:9/hooks', ...DELIVERY })).rejects.toThrow(/plain http to 10\.0\.0\.1: not a loopback address/);
   });
 
   it('errors never carry the signature header', async () => {
     const error = await createHttpsTransport({ insecure: true })({ url: 'https://127.0.0.1:1/x', ...DELIVERY }).catch((e: unknown) => e as Error);
     expect(error).toBeInstanceOf(Error);
     expect(String((error as Error).message)).not.toContain('v1=abc');
+  });
+});
+
+describe('where deliveries may go', () => {
+  it('sandbox environment: loopback receivers work out of the box, over http or self-signed https', async () => {
+    const secure = await receiver(true, (_r, res) => res.end('tls'));
+    const plain = await receiver(false, (_r, res) => res.end('plain'));
+    const transport = createHttpsTransport();
+    await expect(transport({ url: secure.url, ...DELIVERY })).resolves.toEqual({ status: 200, body: 'tls' });
+    await expect(transport({ url: secure.url.replace('127.0.0.1', 'localhost'), ...DELIVERY })).resolves.toEqual({ status: 200, body: 'tls' });
+    await expect(transport({ url: plain.url, ...DELIVERY })).resolves.toEqual({ status: 200, body: 'plain' });
+    expect(secure.received).toHaveLength(2);
+    expect(plain.received).toHaveLength(1);
+  });
+
+  it.each([
+    ['10.0.0.1', /10\.0\.0\.1 \(private address\)/],
+    ['172.20.1.1', /private address/],
+    ['192.168.1.10', /private address/],
+    ['169.254.169.254', /link-local or metadata address/],
+    ['100.64.0.1', /carrier-grade NAT/],
+    ['0.0.0.0', /this-network address/],
+    ['224.0.0.1', /multicast/],
+    ['fd00::1', /unique-local/],
+    ['fe80::1', /link-local address/],
+    ['::ffff:10.0.0.1', /private address/],
+    ['::', /unspecified/],
+  ])('a name resolving to %s is refused before any connection', async (address, reason) => {
+    const lookup = resolvingTo(address);
+    const error = await createHttpsTransport({ lookup })({ url: 'https://receiver.test/hooks', ...DELIVERY }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DeliveryRefusedError);
+    expect((error as Error).message).toMatch(reason);
+    expect((error as Error).message).toMatch(/--webhook-allow/);
+    expect(lookup.calls).toEqual(['receiver.test']);
+  });
+
+  it.each(['https://10.0.0.1/hooks', 'https://169.254.169.254/latest/meta-data', 'https://[fd00::1]:8443/hooks', 'https://[::ffff:192.168.0.1]/'])(
+    'an address in the URL (%s) is checked without a lookup',
+    async (url) => {
+      const lookup = resolvingTo('127.0.0.1');
+      await expect(createHttpsTransport({ lookup })({ url, ...DELIVERY })).rejects.toThrow(DeliveryRefusedError);
+      expect(lookup.calls).toEqual([]);
+    },
+  );
+
+  it('a name is refused when any address it resolves to is internal; the connection uses the checked answer', async () => {
+    const { url, received } = await receiver(true, (_r, res) => res.end('ok'));
+    const named = url.replace('127.0.0.1', 'receiver.test');
+    await expect(createHttpsTransport({ lookup: resolvingTo('127.0.0.1', '10.1.2.3'), insecure: true })({ url: named, ...DELIVERY })).rejects.toThrow(
+      /10\.1\.2\.3 \(private address\)/,
+    );
+    expect(received).toHaveLength(0);
+    // receiver.test exists in no DNS: reaching the receiver proves the connection used the resolution that was checked.
+    const lookup = resolvingTo('127.0.0.1');
+    await expect(createHttpsTransport({ lookup, insecure: true })({ url: named, ...DELIVERY })).resolves.toEqual({ status: 200, body: 'ok' });
+    expect(lookup.calls).toEqual(['receiver.test']);
+    expect(received).toHaveLength(1);
+  });
+
+  it('production: https only, and loopback is internal unless allowed', async () => {
+    const { url, received } = await receiver(true, (_r, res) => res.end('ok'));
+    const plain = await receiver(false, (_r, res) => res.end('plain'));
+    const production = createHttpsTransport({ environment: 'production', insecure: true });
+    await expect(production({ url: plain.url, ...DELIVERY })).rejects.toThrow(/Refused http: webhook URL: https only\./);
+    await expect(production({ url, ...DELIVERY })).rejects.toThrow(/127\.0\.0\.1 \(loopback address\) in production/);
+    expect(received).toHaveLength(0);
+    expect(plain.received).toHaveLength(0);
+    // Allowed by range: delivered, and the self-signed certificate is checked (no loopback exception in production).
+    await expect(createHttpsTransport({ environment: 'production', allow: ['127.0.0.0/8'] })({ url, ...DELIVERY })).rejects.toThrow(/SELF_SIGNED/);
+    await expect(createHttpsTransport({ environment: 'production', allow: ['127.0.0.1'], insecure: true })({ url, ...DELIVERY })).resolves.toEqual({ status: 200, body: 'ok' });
+    // Allowed by host name, whatever it resolves to.
+    const named = url.replace('127.0.0.1', 'receiver.test');
+    const byName = createHttpsTransport({ environment: 'production', allow: ['Receiver.Test'], insecure: true, lookup: resolvingTo('127.0.0.1') });
+    await expect(byName({ url: named, ...DELIVERY })).resolves.toEqual({ status: 200, body: 'ok' });
+    expect(received).toHaveLength(2);
+  });
+
+  it('--webhook-allow entries: ranges, addresses and host names; anything else is refused with the reason', () => {
+    expect(parseAllowEntry('10.0.0.0/8')).toEqual({ range: ['10.0.0.0', 8, 'ipv4'] });
+    expect(parseAllowEntry('192.168.1.5')).toEqual({ range: ['192.168.1.5', 32, 'ipv4'] });
+    expect(parseAllowEntry('[fd00::]/8')).toEqual({ range: ['fd00::', 8, 'ipv6'] });
+    expect(parseAllowEntry('Hooks.Internal.')).toEqual({ host: 'hooks.internal' });
+    expect(() => parseAllowEntry('10.0.0.0/33')).toThrow(/prefix length must be 0 to 32/);
+    expect(() => parseAllowEntry('10.0.0.0/x')).toThrow(/prefix length/);
+    expect(() => parseAllowEntry('http://x')).toThrow(/neither an address range/);
+    expect(() => parseAllowEntry('')).toThrow(/neither an address range/);
   });
 });

@@ -18,8 +18,10 @@ export interface LimitPair {
 
 /** Limits at each level. The user level applies to KYC-approved users; others have 0. */
 export interface LimitSettings {
-  /** Across every tenant of the sandbox. */
+  /** The platform level: of each tenant on its own (default), or across every tenant of the sandbox (`platformScope: 'shared'`). */
   platform: LimitPair;
+  /** `tenant` (default): each tenant is its own platform, as DESIGN's isolated world. `shared`: one platform usage for all tenants. */
+  platformScope?: 'tenant' | 'shared';
   /** Per tenant (partner). */
   partner: LimitPair;
   /** Per end user of a tenant. */
@@ -59,9 +61,13 @@ export interface LimitScope {
 function levels(scope: LimitScope, at: number): Array<{ usage: Usage; key: string; ceiling: string; label: string }> {
   const { day, month } = buckets(at);
   const user = scope.kycApproved ? scope.settings.user : { daily: '0', monthly: '0' };
+  // A tenant that is its own platform keeps the platform counters beside its own (`p` buckets).
+  const shared = scope.settings.platformScope === 'shared';
+  const platform = shared ? scope.platform : scope.partner;
+  const p = shared ? '' : 'p';
   return [
-    { usage: scope.platform, key: day, ceiling: scope.settings.platform.daily, label: 'platform daily' },
-    { usage: scope.platform, key: month, ceiling: scope.settings.platform.monthly, label: 'platform monthly' },
+    { usage: platform, key: p + day, ceiling: scope.settings.platform.daily, label: 'platform daily' },
+    { usage: platform, key: p + month, ceiling: scope.settings.platform.monthly, label: 'platform monthly' },
     { usage: scope.partner, key: day, ceiling: scope.settings.partner.daily, label: 'partner daily' },
     { usage: scope.partner, key: month, ceiling: scope.settings.partner.monthly, label: 'partner monthly' },
     { usage: scope.partner, key: `u${scope.userId}${day}`, ceiling: user.daily, label: 'user daily' },

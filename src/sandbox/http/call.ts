@@ -125,9 +125,19 @@ export function errorAnswer(error: unknown, requestId: string): Answer {
   return envelopeAnswer(error instanceof ApiError ? error : INTERNAL, requestId);
 }
 
+// `Request.text()` would replace invalid UTF-8 with U+FFFD: a payments API must not store what it did not receive.
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+function utf8(bytes: ArrayBuffer): string {
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    throw new ApiError('invalid_json', 'The request body is not valid UTF-8: JSON must be UTF-8, and these bytes cannot be read without altering them.');
+  }
+}
+
 /** A web `Request` as the engine reads it. */
 export function incomingOf(request: Request): Incoming {
-  return { method: request.method, url: new URL(request.url), headers: request.headers, text: () => request.text(), toRequest: () => request };
+  return { method: request.method, url: new URL(request.url), headers: request.headers, text: () => request.arrayBuffer().then(utf8), toRequest: () => request };
 }
 
 /** The web `Response` of an answer. */

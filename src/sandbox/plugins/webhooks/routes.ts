@@ -10,7 +10,8 @@ import {
   UpdateWebhookEndpointBody,
 } from '../../../models/index.js';
 import type { Random } from '../../core/random.js';
-import { ApiError } from '../../core/errors.js';
+import { ApiError, invalid } from '../../core/errors.js';
+import type { World } from '../../core/world.js';
 import { iso } from '../../core/wire.js';
 import { listPage } from '../../http/list.js';
 import { IdParams, NoBody } from '../../http/routes/shared.js';
@@ -35,6 +36,11 @@ function newSecret(random: Random): string {
 const read = { capability: 'webhooks:read' } as const;
 const write = { capability: 'webhooks:write' } as const;
 
+/** Production keeps the reference's rule: https only (http:// is for loopback receivers of the sandbox). */
+function checkUrl(world: World, url: string | undefined): void {
+  if (url !== undefined && world.settings.environment === 'production' && !/^https:/i.test(url)) throw invalid('url', 'Expected an https:// URL');
+}
+
 /** Webhook endpoint and delivery routes, over one delivery service. */
 export function webhookRoutes(webhooks: WebhookService): RouteDef[] {
   return [
@@ -44,6 +50,7 @@ export function webhookRoutes(webhooks: WebhookService): RouteDef[] {
       path: '/v1/webhook_endpoints',
       body: CreateWebhookEndpointBody,
       handler({ world, tenant, at, body }) {
+        checkUrl(world, body.url);
         const endpoint = webhooks.store(tenant).addEndpoint({
           id: world.random.uuid(),
           seq: 0,
@@ -87,8 +94,9 @@ export function webhookRoutes(webhooks: WebhookService): RouteDef[] {
       path: '/v1/webhook_endpoints/:id',
       params: IdParams,
       body: UpdateWebhookEndpointBody,
-      handler({ tenant, at, params, body }) {
+      handler({ world, tenant, at, params, body }) {
         const endpoint = liveEndpoint(webhooks, tenant, params.id);
+        checkUrl(world, body.url);
         webhooks
           .store(tenant)
           .endpoints.update(endpoint, (e) => {
