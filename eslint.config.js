@@ -24,6 +24,16 @@ export default tseslint.config(
     },
   },
   {
+    // pix-usdt/pix runs in browsers and e-mail renderers as on Node: no built-ins, no sandbox.
+    files: ['src/pix/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/sandbox/**', '**/sandbox', '**/server/**', '**/client/**', '**/resources/**', 'node:*', 'msw', 'msw/*'], message: 'pix-usdt/pix is isomorphic: no sandbox, server, client, msw or Node built-ins.' }] },
+      ],
+    },
+  },
+  {
     files: ['src/sandbox/**'],
     rules: {
       'no-restricted-imports': [
