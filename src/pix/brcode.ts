@@ -22,6 +22,8 @@ export type BrCodeReason =
   | 'too_long'
   /** An ID-length-value field cannot be read: the id or length is not two digits, or the value runs past the end. */
   | 'malformed'
+  /** A field of length `00`: a value has 1 to 99 characters. */
+  | 'empty_field'
   /** A character outside printable ASCII (accented names are the usual case). */
   | 'invalid_characters'
   /** The same field twice. */
@@ -189,8 +191,8 @@ function readFields(text: string, top: boolean): Read {
     if (head === null) return { fields, starts, brokenAt: at };
     const id = head[1] as string;
     const end = at + 4 + Number(head[2]);
-    // A CRC field written without zero padding (`6304` then 3 digits, or `6303...`) is read as it is.
-    const last = top && id === '63';
+    // A CRC field written without zero padding (`6304` then 3 digits) runs past the end: it is read as it is.
+    const last = top && id === '63' && end > text.length;
     if (end > text.length && !last) return { fields, starts, brokenAt: at };
     const value = last ? text.slice(at + 4) : text.slice(at + 4, end);
     const field: BrCodeField = { id, value };
@@ -245,6 +247,9 @@ export function parseBrCode(text: string): BrCodeParseResult {
   }
   for (const field of read.fields) {
     if (isTemplate(field.id) && field.fields === undefined) warn('malformed', `The sub-fields of template ${field.id} cannot be read.`, field.id);
+    for (const inner of [field, ...(field.fields ?? [])]) {
+      if (inner.value === '') warn('empty_field', `Field ${inner === field ? field.id : `${field.id}-${inner.id}`} is empty: a value has 1 to 99 characters.`, inner === field ? field.id : `${field.id}-${inner.id}`);
+    }
   }
   if (read.fields[0]?.id !== '00') warn('field_order', 'Field 00 comes first.', '00');
   if (read.brokenAt === null && read.fields[read.fields.length - 1]?.id !== '63') warn('field_order', 'Field 63 (CRC) comes last.', '63');
