@@ -313,7 +313,8 @@ export function parseBrCode(text: string): BrCodeParseResult {
   if (crcIndex >= 0) {
     if (!/^[0-9A-F]{4}$/.test(crc)) warn('invalid_crc_format', 'Field 63 is four upper-case hexadecimal digits, zero-padded.', '63');
     const start = read.starts[crcIndex] as number;
-    if (crc.toUpperCase() !== crc16(code.slice(0, start + 4))) warn('crc_mismatch', 'The CRC in field 63 does not match the CRC-16/CCITT-FALSE of the code up to and including 6304.', '63');
+    // Compared as numbers: a lower-case or unpadded CRC that is right is only a format issue.
+    if (!/^[0-9A-Fa-f]{1,4}$/.test(crc) || parseInt(crc, 16) !== parseInt(crc16(code.slice(0, start + 4)), 16)) warn('crc_mismatch', 'The CRC in field 63 does not match the CRC-16/CCITT-FALSE of the code up to and including 6304.', '63');
   }
 
   const brCode: BrCode = {
