@@ -7,7 +7,7 @@
  */
 import { crc16 } from './crc.js';
 import { isValidTxid } from './identifiers.js';
-import { normalizePixKey } from './keys.js';
+import { KEY_TYPES, canonicalPixKey } from './keys.js';
 
 /**
  * What is wrong with a BR Code: the `reason` of every {@link BrCodeIssue} and of
@@ -58,8 +58,6 @@ export type BrCodeReason =
   | 'invalid_merchant_name'
   /** Field `60` is empty or longer than 15 characters. */
   | 'invalid_merchant_city'
-  /** Field `61` is longer than 99 characters or empty. */
-  | 'invalid_postal_code'
   /** `62-05` is not `***` or a txid of the code's kind (static: up to 25 alphanumerics; dynamic: 26 to 35). */
   | 'invalid_txid'
   /** Field `63` is not four upper-case hexadecimal digits (lower case, or not zero-padded). */
@@ -73,7 +71,7 @@ export type BrCodeReason =
 export interface BrCodeIssue {
   /** What is wrong. */
   reason: BrCodeReason;
-  /** For a person: what is wrong and what the manual says. */
+  /** For a developer's log: the field and the reason in words (`59: invalid merchant name`). */
   message: string;
   /** The field concerned, as `59` or `62-05`, when there is one. */
   field?: string;
@@ -207,8 +205,12 @@ function readFields(text: string, top: boolean): Read {
   return { fields, starts, brokenAt: null };
 }
 
-const AMOUNT = /^(?:0|[1-9]\d*)(?:\.\d{1,2})?$/;
-const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+// A message is the reason in words and the field: `59: invalid merchant name`. What each reason
+// means is in its TSDoc above; a partner's UI words it in Portuguese from the reason anyway.
+const issue = (reason: BrCodeReason, field?: string): BrCodeIssue => {
+  const message = reason.replace(/_/g, ' ');
+  return field === undefined ? { reason, message } : { reason, message: `${field}: ${message}`, field };
+};
 
 /**
  * Reads a BR Code leniently: what is in the wild (an unpadded or lower-case CRC, a wrong CRC, an
@@ -224,116 +226,98 @@ const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
  */
 export function parseBrCode(text: string): BrCodeParseResult {
   const warnings: BrCodeIssue[] = [];
-  const warn = (reason: BrCodeReason, message: string, field?: string): void => {
-    warnings.push(field === undefined ? { reason, message } : { reason, message, field });
+  const warn = (reason: BrCodeReason, field?: string): void => {
+    warnings.push(issue(reason, field));
   };
   const code = text.trim();
-  if (code !== text) warn('whitespace', 'Whitespace around the code: it is not part of a BR Code.');
+  if (code !== text) warn('whitespace');
   if (code === '') {
-    warn('empty', 'The text is empty.');
+    warn('empty');
     return { brCode: null, warnings };
   }
-  if (code.length > 512) warn('too_long', 'A BR Code has at most 512 characters.');
-  if (!PRINTABLE_ASCII.test(code)) warn('invalid_characters', 'A BR Code holds printable ASCII only: write names and cities without accents.');
+  if (code.length > 512) warn('too_long');
+  if (!/^[\x20-\x7e]*$/.test(code)) warn('invalid_characters');
 
   const read = readFields(code, true);
-  if (read.brokenAt !== null) warn('malformed', `The field at character ${read.brokenAt} cannot be read: an id and a length are two digits each, and the value fits in the text.`);
+  if (read.brokenAt !== null) warn('malformed');
   if (read.fields.length === 0) return { brCode: null, warnings };
 
   const top = new Map<string, BrCodeField>();
   for (const field of read.fields) {
-    if (top.has(field.id)) warn('duplicate_field', `Field ${field.id} appears more than once.`, field.id);
-    else top.set(field.id, field);
+    if (top.has(field.id)) warn('duplicate_field', field.id);
+    top.set(field.id, top.get(field.id) ?? field);
+    if (isTemplate(field.id) && field.fields === undefined) warn('malformed', field.id);
+    for (const inner of [field, ...(field.fields ?? [])]) if (inner.value === '') warn('empty_field', inner === field ? field.id : `${field.id}-${inner.id}`);
   }
-  for (const field of read.fields) {
-    if (isTemplate(field.id) && field.fields === undefined) warn('malformed', `The sub-fields of template ${field.id} cannot be read.`, field.id);
-    for (const inner of [field, ...(field.fields ?? [])]) {
-      if (inner.value === '') warn('empty_field', `Field ${inner === field ? field.id : `${field.id}-${inner.id}`} is empty: a value has 1 to 99 characters.`, inner === field ? field.id : `${field.id}-${inner.id}`);
-    }
+  if (read.fields[0]?.id !== '00') warn('field_order', '00');
+  if (read.brokenAt === null && read.fields[read.fields.length - 1]?.id !== '63') warn('field_order', '63');
+  for (const id of ['00', '52', '53', '58', '59', '60', '62', '63']) if (!top.has(id)) warn('missing_field', id);
+  const value = (id: string): string | undefined => top.get(id)?.value;
+
+  // Plain fields: the value, when present, matches the manual's pattern.
+  const rules: [string, BrCodeReason, RegExp][] = [
+    ['00', 'invalid_payload_format', /^01$/],
+    ['01', 'invalid_point_of_initiation', /^1[12]$/],
+    ['52', 'invalid_merchant_category_code', /^\d{4}$/],
+    ['53', 'invalid_currency', /^986$/],
+    // Positive, `.` as separator, at most 2 decimals and 13 characters.
+    ['54', 'invalid_amount', /^(?=.*[1-9])(?=.{1,13}$)(?:0|[1-9]\d*)(?:\.\d{1,2})?$/],
+    ['58', 'invalid_country', /^BR$/],
+    ['59', 'invalid_merchant_name', /^.{1,25}$/],
+    ['60', 'invalid_merchant_city', /^.{1,15}$/],
+  ];
+  for (const [id, reason, pattern] of rules) {
+    const v = value(id);
+    if (v !== undefined && !pattern.test(v)) warn(reason, id);
   }
-  if (read.fields[0]?.id !== '00') warn('field_order', 'Field 00 comes first.', '00');
-  if (read.brokenAt === null && read.fields[read.fields.length - 1]?.id !== '63') warn('field_order', 'Field 63 (CRC) comes last.', '63');
-
-  const value = (id: string, name: string): string => {
-    const field = top.get(id);
-    if (field === undefined) warn('missing_field', `Field ${id} (${name}) is mandatory.`, id);
-    return field?.value ?? '';
-  };
-
-  const format = value('00', 'payload format indicator');
-  if (top.has('00') && format !== '01') warn('invalid_payload_format', 'Field 00 is 01.', '00');
-  const initiation = top.get('01')?.value;
-  if (initiation !== undefined && initiation !== '11' && initiation !== '12') warn('invalid_point_of_initiation', 'Field 01 is 11 (reusable) or 12 (single use).', '01');
 
   // The Pix merchant account: the template among 26 to 51 whose GUI (its 00) is br.gov.bcb.pix.
   const account = read.fields.find((f) => f.id >= '26' && f.id <= '51' && f.fields?.find((s) => s.id === '00')?.value.toLowerCase() === PIX_GUI);
   const sub = new Map((account?.fields ?? []).map((f) => [f.id, f.value]));
   const key = sub.get('01');
   const url = sub.get('25');
-  const description = sub.get('02');
-  if (account === undefined) warn('missing_pix_account', `No merchant account template (26 to 51) has the GUI ${PIX_GUI}.`, '26');
+  const at = account?.id ?? '26';
+  if (account === undefined) warn('missing_pix_account', at);
   else {
-    const at = account.id;
-    if (sub.get('00') !== PIX_GUI) warn('invalid_gui', `The GUI is written ${PIX_GUI}, in lower case.`, `${at}-00`);
-    if ((key === undefined) === (url === undefined)) warn('invalid_pix_account', 'The Pix template holds a key (01) or a URL (25), exactly one of them.', at);
-    if (key !== undefined && normalizePixKey(key) !== key) warn('invalid_pix_key', 'The key is not a Pix key as the DICT stores it (CPF/CNPJ without punctuation, lower-case e-mail or EVP, +55 phone).', `${at}-01`);
-    if (url !== undefined && (url === '' || url.length > 77 || /^[a-z][a-z0-9+.-]*:\/\//i.test(url) || /\s/.test(url))) {
-      warn('invalid_url', 'The URL is written without scheme (no https://), without spaces, in at most 77 characters.', `${at}-25`);
-    }
+    if (sub.get('00') !== PIX_GUI) warn('invalid_gui', `${at}-00`);
+    if ((key === undefined) === (url === undefined)) warn('invalid_pix_account', at);
   }
+  if (key !== undefined && !KEY_TYPES.some((type) => canonicalPixKey(key, type) === key)) warn('invalid_pix_key', `${at}-01`);
+  if (url !== undefined && !/^(?![a-z][a-z0-9+.-]*:\/\/)\S{1,77}$/i.test(url)) warn('invalid_url', `${at}-25`);
   const kind = url !== undefined && key === undefined ? 'dynamic' : 'static';
 
-  const mcc = value('52', 'merchant category code');
-  if (top.has('52') && !/^\d{4}$/.test(mcc)) warn('invalid_merchant_category_code', 'Field 52 is four digits (0000 when not used).', '52');
-  const currency = value('53', 'transaction currency');
-  if (top.has('53') && currency !== '986') warn('invalid_currency', 'Field 53 is 986 (BRL).', '53');
-  const amount = top.get('54')?.value;
-  if (amount !== undefined && (amount.length > 13 || !AMOUNT.test(amount) || !/[1-9]/.test(amount))) {
-    warn('invalid_amount', 'Field 54 is a positive amount with . as decimal separator and at most 2 decimals, 13 characters at most.', '54');
-  }
-  const country = value('58', 'country code');
-  if (top.has('58') && country !== 'BR') warn('invalid_country', 'Field 58 is BR.', '58');
-  const name = value('59', 'merchant name');
-  if (top.has('59') && (name === '' || name.length > 25)) warn('invalid_merchant_name', 'Field 59 (merchant name) has 1 to 25 characters.', '59');
-  const city = value('60', 'merchant city');
-  if (top.has('60') && (city === '' || city.length > 15)) warn('invalid_merchant_city', 'Field 60 (merchant city) has 1 to 15 characters.', '60');
-  const postalCode = top.get('61')?.value;
-  if (postalCode === '') warn('invalid_postal_code', 'Field 61, when present, is not empty.', '61');
+  const txid = top.get('62')?.fields?.find((f) => f.id === '05')?.value;
+  if (top.get('62')?.fields !== undefined && txid === undefined) warn('missing_field', '62-05');
+  if (txid !== undefined && txid !== '***' && !isValidTxid(txid, kind)) warn('invalid_txid', '62-05');
 
-  const additional = top.get('62');
-  if (additional === undefined) warn('missing_field', 'Field 62 (additional data, with the txid in 05) is mandatory.', '62');
-  const txid = additional?.fields?.find((f) => f.id === '05')?.value;
-  if (additional?.fields !== undefined && txid === undefined) warn('missing_field', 'Field 62-05 (txid, *** when none) is mandatory.', '62-05');
-  if (txid !== undefined && txid !== '***' && !isValidTxid(txid, kind)) {
-    warn('invalid_txid', kind === 'static' ? 'A static code\'s txid is *** or 1 to 25 letters and digits.' : 'A dynamic code\'s 62-05 is *** (or a txid of 26 to 35 letters and digits).', '62-05');
-  }
-
-  const crc = value('63', 'CRC');
+  const crc = value('63') ?? '';
   const crcIndex = read.fields.findIndex((f) => f.id === '63');
   if (crcIndex >= 0) {
-    if (!/^[0-9A-F]{4}$/.test(crc)) warn('invalid_crc_format', 'Field 63 is four upper-case hexadecimal digits, zero-padded.', '63');
-    const start = read.starts[crcIndex] as number;
+    if (!/^[0-9A-F]{4}$/.test(crc)) warn('invalid_crc_format', '63');
     // Compared as numbers: a lower-case or unpadded CRC that is right is only a format issue.
-    if (!/^[0-9A-Fa-f]{1,4}$/.test(crc) || parseInt(crc, 16) !== parseInt(crc16(code.slice(0, start + 4)), 16)) warn('crc_mismatch', 'The CRC in field 63 does not match the CRC-16/CCITT-FALSE of the code up to and including 6304.', '63');
+    if (!/^[0-9A-Fa-f]{1,4}$/.test(crc) || parseInt(crc, 16) !== parseInt(crc16(code.slice(0, (read.starts[crcIndex] as number) + 4)), 16)) warn('crc_mismatch', '63');
   }
 
   const brCode: BrCode = {
     kind,
-    singleUse: initiation === '12',
-    merchantCategoryCode: mcc,
-    currency,
-    countryCode: country,
-    merchantName: name,
-    merchantCity: city,
+    singleUse: value('01') === '12',
+    merchantCategoryCode: value('52') ?? '',
+    currency: value('53') ?? '',
+    countryCode: value('58') ?? '',
+    merchantName: value('59') ?? '',
+    merchantCity: value('60') ?? '',
     txid: txid ?? '',
     crc,
     fields: read.fields,
   };
-  if (key !== undefined) brCode.key = key;
-  if (description !== undefined) brCode.description = description;
-  if (url !== undefined) brCode.url = url;
-  if (amount !== undefined) brCode.amount = amount;
-  if (postalCode !== undefined) brCode.postalCode = postalCode;
+  const optional: [keyof BrCode, string | undefined][] = [
+    ['key', key],
+    ['description', sub.get('02')],
+    ['url', url],
+    ['amount', value('54')],
+    ['postalCode', value('61')],
+  ];
+  for (const [name, v] of optional) if (v !== undefined) Object.assign(brCode, { [name]: v });
   return { brCode, warnings };
 }
 
@@ -375,7 +359,7 @@ interface BrCodeInputBase {
 
 /** A static BR Code: the Pix key is in the code. */
 export interface StaticBrCodeInput extends BrCodeInputBase {
-  /** The receiver's Pix key; normalized as {@link normalizePixKey} does (`529.982.247-25` is written `52998224725`). */
+  /** The receiver's Pix key; normalized as normalizePixKey does (`529.982.247-25` is written `52998224725`). */
   key: string;
   /** Free text shown to the payer (field 26-02). */
   description?: string;
@@ -396,8 +380,10 @@ export interface DynamicBrCodeInput extends BrCodeInputBase {
 /** What {@link buildBrCode} takes. */
 export type BuildBrCodeInput = StaticBrCodeInput | DynamicBrCodeInput;
 
-function tlv(id: string, value: string): string {
-  if (value.length > 99) throw new BrCodeError({ reason: 'field_too_long', message: `Field ${id} holds at most 99 characters; this value has ${value.length}.`, field: id });
+/** One field, or nothing when `value` is undefined. */
+function tlv(id: string, value: string | undefined): string {
+  if (value === undefined) return '';
+  if (value.length > 99) throw new BrCodeError(issue('field_too_long', id));
   return `${id}${String(value.length).padStart(2, '0')}${value}`;
 }
 
@@ -414,20 +400,18 @@ function tlv(id: string, value: string): string {
  */
 export function buildBrCode(input: BuildBrCodeInput): string {
   const dynamic = input.url !== undefined;
-  const account = dynamic
-    ? tlv('00', PIX_GUI) + tlv('25', input.url)
-    : tlv('00', PIX_GUI) + tlv('01', normalizePixKey(input.key) ?? input.key) + (input.description === undefined ? '' : tlv('02', input.description));
+  const key = dynamic ? undefined : (KEY_TYPES.map((type) => canonicalPixKey(input.key, type)).find((k) => k !== null) ?? input.key);
   const payload =
     tlv('00', '01') +
-    ((input.singleUse ?? dynamic) ? tlv('01', '12') : '') +
-    tlv('26', account) +
+    tlv('01', (input.singleUse ?? dynamic) ? '12' : undefined) +
+    tlv('26', tlv('00', PIX_GUI) + tlv('01', key) + tlv('02', dynamic ? undefined : input.description) + tlv('25', input.url)) +
     tlv('52', input.merchantCategoryCode ?? '0000') +
     tlv('53', '986') +
-    (input.amount === undefined ? '' : tlv('54', input.amount)) +
+    tlv('54', input.amount) +
     tlv('58', 'BR') +
     tlv('59', input.merchantName) +
     tlv('60', input.merchantCity) +
-    (input.postalCode === undefined ? '' : tlv('61', input.postalCode)) +
+    tlv('61', input.postalCode) +
     tlv('62', tlv('05', (dynamic ? undefined : input.txid) ?? '***')) +
     '6304';
   const code = payload + crc16(payload);

@@ -27,25 +27,23 @@ export function normalizeCnpj(value: string): string | null {
   return CNPJ_INPUT.test(upper) ? upper.replace(/[./-]/g, '') : null;
 }
 
-/** The check digit of `body` with weights `first`, `first - 1`, ... 2, then 9 down to 2 (mod 11). */
-function checkDigit(body: string, first: number): number {
-  let sum = 0;
-  let weight = first;
-  for (let i = 0; i < body.length; i++) {
-    // A character is worth its char code minus 48: digits keep their value, `A` is 17 (alphanumeric CNPJ).
-    sum += (body.charCodeAt(i) - 48) * weight;
-    weight = weight === 2 ? 9 : weight - 1;
+/**
+ * `body` followed by its two check digits. A check digit is the weighted sum mod 11 (0 when the
+ * rest is below 2, else 11 minus it), each character worth its char code minus 48 (digits keep
+ * their value, `A` of the alphanumeric CNPJ is 17), weights from `first` down to 2 then from 9 down:
+ * a CPF's 10..2 and 11..2, a CNPJ's 5..2,9..2 and 6..2,9..2.
+ */
+function withCheckDigits(body: string, first: number): string {
+  for (let round = 0; round < 2; round++) {
+    let sum = 0;
+    let weight = first + round;
+    for (let i = 0; i < body.length; i++) {
+      sum += (body.charCodeAt(i) - 48) * weight;
+      weight = weight === 2 ? 9 : weight - 1;
+    }
+    body += sum % 11 < 2 ? 0 : 11 - (sum % 11);
   }
-  const rest = sum % 11;
-  return rest < 2 ? 0 : 11 - rest;
-}
-
-// A CPF's weights run from 10 (then 11) down to 2 without wrapping: length + 1 down to 2.
-function cpfCheckDigit(body: string): number {
-  let sum = 0;
-  for (let i = 0; i < body.length; i++) sum += (body.charCodeAt(i) - 48) * (body.length + 1 - i);
-  const rest = sum % 11;
-  return rest < 2 ? 0 : 11 - rest;
+  return body;
 }
 
 /**
@@ -54,8 +52,7 @@ function cpfCheckDigit(body: string): number {
  */
 export function isValidCpf(value: string): boolean {
   const cpf = normalizeCpf(value);
-  if (cpf === null || /^(\d)\1{10}$/.test(cpf)) return false;
-  return cpf.endsWith(`${cpfCheckDigit(cpf.slice(0, 9))}${cpfCheckDigit(cpf.slice(0, 10))}`);
+  return cpf !== null && !/^(.)\1*$/.test(cpf) && withCheckDigits(cpf.slice(0, 9), 10) === cpf;
 }
 
 /**
@@ -66,20 +63,23 @@ export function isValidCpf(value: string): boolean {
  */
 export function isValidCnpj(value: string): boolean {
   const cnpj = normalizeCnpj(value);
-  if (cnpj === null || /^(.)\1{13}$/.test(cnpj)) return false;
-  return cnpj.endsWith(`${checkDigit(cnpj.slice(0, 12), 5)}${checkDigit(cnpj.slice(0, 13), 6)}`);
+  return cnpj !== null && !/^(.)\1*$/.test(cnpj) && withCheckDigits(cnpj.slice(0, 12), 5) === cnpj;
+}
+
+/** Writes `value` (normalized by `normalize`) into `layout`, where each `#` takes the next character. */
+function layout(value: string | null, pattern: string): string | null {
+  let i = 0;
+  return value === null ? null : pattern.replace(/[#*]/g, (c) => (c === '#' ? (value[i++] as string) : (i++, c)));
 }
 
 /** `529.982.247-25` from a CPF in any accepted form; `null` when it is not shaped like a CPF. */
 export function formatCpf(value: string): string | null {
-  const d = normalizeCpf(value);
-  return d === null ? null : `${d.slice(0, 3)}.${d.slice(3, 6)}.${d.slice(6, 9)}-${d.slice(9)}`;
+  return layout(normalizeCpf(value), '###.###.###-##');
 }
 
 /** `12.ABC.345/01DE-35` from a CNPJ in any accepted form; `null` when it is not shaped like a CNPJ. */
 export function formatCnpj(value: string): string | null {
-  const c = normalizeCnpj(value);
-  return c === null ? null : `${c.slice(0, 2)}.${c.slice(2, 5)}.${c.slice(5, 8)}/${c.slice(8, 12)}-${c.slice(12)}`;
+  return layout(normalizeCnpj(value), '##.###.###/####-##');
 }
 
 /**
@@ -87,8 +87,7 @@ export function formatCnpj(value: string): string | null {
  * `null` when `value` is not shaped like a CPF.
  */
 export function maskCpf(value: string): string | null {
-  const d = normalizeCpf(value);
-  return d === null ? null : `***.${d.slice(3, 6)}.${d.slice(6, 9)}-**`;
+  return layout(normalizeCpf(value), '***.###.###-**');
 }
 
 /**
@@ -96,8 +95,7 @@ export function maskCpf(value: string): string | null {
  * `null` when `value` is not shaped like a CNPJ.
  */
 export function maskCnpj(value: string): string | null {
-  const c = normalizeCnpj(value);
-  return c === null ? null : `**.${c.slice(2, 5)}.${c.slice(5, 8)}/${c.slice(8, 12)}-**`;
+  return layout(normalizeCnpj(value), '**.###.###/####-**');
 }
 
 /** Options of {@link generateCpf} and {@link generateCnpj}. */
@@ -115,20 +113,21 @@ export interface GenerateCnpjOptions extends GenerateDocumentOptions {
   alphanumeric?: boolean;
 }
 
-function draw(alphabet: string, length: number, random: () => number): string {
-  let out = '';
-  for (let i = 0; i < length; i++) out += alphabet[Math.floor(random() * alphabet.length)] ?? '0';
-  return out;
+const DIGITS = '0123456789';
+
+/** `length` random characters of `alphabet` (not all the same), then the check digits. */
+function generate(alphabet: string, length: number, first: number, random: () => number = Math.random): string {
+  let body: string;
+  do {
+    body = '';
+    for (let i = 0; i < length; i++) body += alphabet[Math.floor(random() * alphabet.length)] ?? '0';
+  } while (/^(.)\1*$/.test(body));
+  return withCheckDigits(body, first);
 }
 
 /** A random CPF with valid check digits, 11 digits without punctuation. For test data only. */
 export function generateCpf(options: GenerateDocumentOptions = {}): string {
-  const random = options.random ?? Math.random;
-  let body: string;
-  do body = draw('0123456789', 9, random);
-  while (/^(\d)\1{8}$/.test(body));
-  const first = cpfCheckDigit(body);
-  return `${body}${first}${cpfCheckDigit(`${body}${first}`)}`;
+  return generate(DIGITS, 9, 10, options.random);
 }
 
 /**
@@ -136,11 +135,5 @@ export function generateCpf(options: GenerateDocumentOptions = {}): string {
  * alphanumeric with `{ alphanumeric: true }`. For test data only.
  */
 export function generateCnpj(options: GenerateCnpjOptions = {}): string {
-  const random = options.random ?? Math.random;
-  const alphabet = options.alphanumeric === true ? '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ' : '0123456789';
-  let body: string;
-  do body = draw(alphabet, 12, random);
-  while (/^(.)\1{11}$/.test(body));
-  const first = checkDigit(body, 5);
-  return `${body}${first}${checkDigit(`${body}${first}`, 6)}`;
+  return generate(options.alphanumeric === true ? `${DIGITS}ABCDEFGHIJKLMNOPQRSTUVWXYZ` : DIGITS, 12, 5, options.random);
 }

@@ -32,7 +32,13 @@ export interface EndToEndId {
 /** The answer of {@link parseEndToEndId}. */
 export type EndToEndIdResult =
   | ({ valid: true } & EndToEndId)
-  | { valid: false; reason: EndToEndIdReason; message: string };
+  | {
+      valid: false;
+      /** What is wrong. */
+      reason: EndToEndIdReason;
+      /** The reason in words, for a developer's log. */
+      message: string;
+    };
 
 /**
  * Reads an end-to-end id: `E` (or `D` for a refund), the 8-character ISPB, `yyyyMMddHHmm` in UTC
@@ -45,22 +51,19 @@ export type EndToEndIdResult =
  * ```
  */
 export function parseEndToEndId(id: string): EndToEndIdResult {
-  const fail = (reason: EndToEndIdReason, message: string): EndToEndIdResult => ({ valid: false, reason, message });
-  if (id.length !== 32) return fail('invalid_length', 'An end-to-end id has 32 characters.');
-  const prefix = id[0];
-  if (prefix !== 'E' && prefix !== 'D') return fail('invalid_prefix', 'An end-to-end id starts with E (payment) or D (refund).');
-  const ispb = id.slice(1, 9);
-  if (!/^[0-9A-Z]{8}$/.test(ispb)) return fail('invalid_ispb', 'Characters 2 to 9 (the ISPB) are digits or A-Z.');
-  const stamp = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})$/.exec(id.slice(9, 21));
-  const [year, month, day, hour, minute] = (stamp ?? []).slice(1).map(Number) as number[];
-  const at = new Date(Date.UTC(year ?? NaN, (month ?? 0) - 1, day, hour, minute));
-  // Date.UTC rolls 31 February over to March: a real date reads back the same fields.
-  if (stamp === null || at.getUTCMonth() !== (month as number) - 1 || at.getUTCDate() !== day || at.getUTCHours() !== hour || at.getUTCMinutes() !== minute) {
-    return fail('invalid_timestamp', 'Characters 10 to 21 are a UTC date and time, yyyyMMddHHmm.');
-  }
-  const sequence = id.slice(21);
-  if (!/^[0-9A-Za-z]{11}$/.test(sequence)) return fail('invalid_sequence', 'The last 11 characters are letters or digits.');
-  return { valid: true, kind: prefix === 'E' ? 'payment' : 'refund', ispb, createdAt: at.toISOString(), sequence };
+  const iso = id.slice(9, 21).replace(/^(\d{4})(\d\d)(\d\d)(\d\d)(\d\d)$/, '$1-$2-$3T$4:$5:00.000Z');
+  const ms = Date.parse(iso);
+  // A real date and time reads back the same: Date.parse accepts 30 February and rolls it over.
+  const checks: [EndToEndIdReason, boolean][] = [
+    ['invalid_length', id.length === 32],
+    ['invalid_prefix', /^[ED]/.test(id)],
+    ['invalid_ispb', /^.[0-9A-Z]{8}/.test(id)],
+    ['invalid_timestamp', ms === ms && new Date(ms).toISOString() === iso],
+    ['invalid_sequence', /[0-9A-Za-z]{11}$/.test(id)],
+  ];
+  const failed = checks.find(([, ok]) => !ok);
+  if (failed !== undefined) return { valid: false, reason: failed[0], message: `end-to-end id: ${failed[0].replace(/_/g, ' ')}` };
+  return { valid: true, kind: id[0] === 'E' ? 'payment' : 'refund', ispb: id.slice(1, 9), createdAt: iso, sequence: id.slice(21) };
 }
 
 /**

@@ -25,12 +25,22 @@ export type PixKeyReason =
 /** The answer of {@link validatePixKey}: the key as the DICT stores it, or why it is refused. */
 export type PixKeyValidation =
   | { valid: true; type: PixKeyType; key: string }
-  | { valid: false; reason: PixKeyReason; message: string };
+  | {
+      valid: false;
+      /** What is wrong: branch on it, and word it for the user. */
+      reason: PixKeyReason;
+      /** The reason in words, for a developer's log. */
+      message: string;
+    };
 
 /** The longest e-mail Pix key the DICT accepts. */
 export const PIX_EMAIL_MAX_LENGTH = 77;
 
-const EMAIL = /^[a-z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/;
+/** The key types, in the order a key is tried when none is given. */
+export const KEY_TYPES: readonly PixKeyType[] = ['cpf', 'cnpj', 'email', 'phone', 'evp'];
+
+// Lower case, a local part, @, and a domain of at least two labels; no spaces.
+const EMAIL = /^[^\s@]+@[a-z0-9-]+(?:\.[a-z0-9-]+)+$/;
 const EVP = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 // +55, a two-digit area code (11 to 99, no zero digit), then 8 (landline) or 9 (mobile) digits. The
 // DICT itself checks only E.164 shape; the number plan is not checked here, so that a fixture
@@ -40,49 +50,43 @@ const PHONE = /^\+55[1-9]{2}\d{8,9}$/;
 /** The phone key in `+55DDNNNNNNNNN` form from what a user typed, or `null`. */
 function normalizePhone(value: string): string | null {
   const compact = value.replace(/[\s().-]/g, '');
-  if (!/^\+?\d+$/.test(compact)) return null;
-  const digits = compact.replace('+', '');
-  let full: string;
-  if (compact.startsWith('+')) full = `+${digits}`;
-  else if (digits.length === 10 || digits.length === 11) full = `+55${digits}`;
-  else if (digits.startsWith('55') && (digits.length === 12 || digits.length === 13)) full = `+${digits}`;
-  else return null;
+  const digits = compact.replace(/^\+/, '');
+  // National forms (area code and number) get +55; 55 and 12 or 13 digits get the +.
+  const full = compact.startsWith('+') ? compact : `+${digits.length < 12 ? '55' : ''}${digits}`;
   return PHONE.test(full) ? full : null;
 }
 
-function invalid(reason: PixKeyReason, message: string): PixKeyValidation {
-  return { valid: false, reason, message };
-}
-
-function check(value: string, type: PixKeyType): PixKeyValidation {
+/**
+ * The key as the DICT stores it when `value` is a valid key of `type`, else `null`; no message,
+ * so that the BR Code checks can use it without carrying validatePixKey's texts.
+ * @internal
+ */
+export function canonicalPixKey(value: string, type: PixKeyType): string | null {
   switch (type) {
     case 'cpf': {
       const cpf = normalizeCpf(value);
-      if (cpf === null) return invalid('invalid_format', 'A CPF key has 11 digits.');
-      return isValidCpf(cpf) ? { valid: true, type, key: cpf } : invalid('invalid_check_digits', 'The CPF check digits do not match.');
+      return cpf !== null && isValidCpf(cpf) ? cpf : null;
     }
     case 'cnpj': {
       const cnpj = normalizeCnpj(value);
-      if (cnpj === null) return invalid('invalid_format', 'A CNPJ key has 12 characters of 0-9 or A-Z, then 2 check digits.');
-      return isValidCnpj(cnpj) ? { valid: true, type, key: cnpj } : invalid('invalid_check_digits', 'The CNPJ check digits do not match.');
+      return cnpj !== null && isValidCnpj(cnpj) ? cnpj : null;
     }
     case 'email': {
       const email = value.toLowerCase();
-      if (email.length > PIX_EMAIL_MAX_LENGTH) return invalid('too_long', `An e-mail key has at most ${PIX_EMAIL_MAX_LENGTH} characters.`);
-      return EMAIL.test(email) ? { valid: true, type, key: email } : invalid('invalid_format', 'Not an e-mail address.');
+      return email.length <= PIX_EMAIL_MAX_LENGTH && EMAIL.test(email) ? email : null;
     }
-    case 'phone': {
-      const phone = normalizePhone(value);
-      return phone === null ? invalid('invalid_format', 'A phone key is +55, a two-digit area code and the number.') : { valid: true, type, key: phone };
-    }
+    case 'phone':
+      return normalizePhone(value);
     case 'evp': {
       const evp = value.toLowerCase();
-      return EVP.test(evp) ? { valid: true, type, key: evp } : invalid('invalid_format', 'A random (EVP) key is a UUID.');
+      return EVP.test(evp) ? evp : null;
     }
     default:
-      return invalid('unknown_type', `Unknown Pix key type ${JSON.stringify(type)}.`);
+      return null;
   }
 }
+
+const invalid = (reason: PixKeyReason): PixKeyValidation => ({ valid: false, reason, message: `Pix key: ${reason.replace(/_/g, ' ')}` });
 
 /**
  * The type a key is written in, or `null` when it is none of them. A key of 11 digits is a CPF
@@ -120,10 +124,14 @@ export function detectPixKeyType(key: string): PixKeyType | null {
  */
 export function validatePixKey(key: string, type?: PixKeyType): PixKeyValidation {
   const value = key.trim();
-  if (value === '') return invalid('empty', 'The Pix key is empty.');
+  if (value === '') return invalid('empty');
   const resolved = type ?? detectPixKeyType(value);
-  if (resolved === null) return invalid('unknown_type', 'The key is not shaped like a CPF, CNPJ, e-mail, phone or random key.');
-  return check(value, resolved);
+  if (resolved === null || !KEY_TYPES.includes(resolved)) return invalid('unknown_type');
+  const stored = canonicalPixKey(value, resolved);
+  if (stored !== null) return { valid: true, type: resolved, key: stored };
+  if (resolved === 'email' && value.length > PIX_EMAIL_MAX_LENGTH) return invalid('too_long');
+  if ((resolved === 'cpf' ? normalizeCpf : resolved === 'cnpj' ? normalizeCnpj : () => null)(value) !== null) return invalid('invalid_check_digits');
+  return invalid('invalid_format');
 }
 
 /**
