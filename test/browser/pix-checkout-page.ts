@@ -1,25 +1,11 @@
 // Runs inside Chromium: an onramp checkout as a partner would write it. It creates a conversion
 // against the in-page sandbox, shows the Pix QR code (brCodeToSvg) and the copy-paste string
 // ("Pix copia e cola"), all from the built package (dist/), bundled for the browser.
-import { PixUsdt } from 'pix-usdt';
 import { brCodeToSvg, parseBrCode, validateBrCode } from 'pix-usdt/pix';
-import { createSandbox } from 'pix-usdt/sandbox';
+import { onrampConversion } from '../pix/onramp.js';
 
 async function checkout() {
-  // A seed and a fixed clock: the same ids every run, so the screenshot in docs/ changes only when the page does.
-  const sandbox = createSandbox({ seed: 14, now: '2026-11-23T12:00:00Z' });
-  const client = new PixUsdt({ apiKey: sandbox.apiKey, fetch: sandbox.fetch });
-  const user = await client.users.create({ external_id: 'checkout-user', name: 'Ana Silva', document_type: 'cpf', document_number: '529.982.247-25' });
-  await client.testHelpers.users.kyc(user.id, { status: 'approved' });
-  const quote = await client.quotes.create({
-    user_id: user.id,
-    source_currency: 'BRL',
-    target_currency: 'USDT',
-    source_amount: '250.00',
-    destination_wallet_address: '0x52908400098527886E0F7030069857D2E4169EE7',
-    destination_wallet_network: 'polygon',
-  });
-  const conversion = await client.quotes.accept(quote.id);
+  const { quote, conversion } = await onrampConversion();
   const code = conversion.pix_qr_code as string;
 
   // What the checkout shows: amount and receiver from the code itself, the QR, the copy-paste text.

@@ -4,9 +4,8 @@ import { Resvg } from '@resvg/resvg-js';
 import fc from 'fast-check';
 import jsQR from 'jsqr';
 import { describe, expect, it } from 'vitest';
-import { PixUsdt } from 'pix-usdt';
 import { brCodeToSvg, buildBrCode, isBrCodeError, parseEndToEndId, validateBrCode } from 'pix-usdt/pix';
-import { createSandbox } from 'pix-usdt/sandbox';
+import { onrampConversion } from './onramp.js';
 
 /** The text of the QR code in an SVG image, as a phone camera would read it (or null). */
 function decodeSvg(svg: string): string | null {
@@ -57,25 +56,8 @@ describe('brCodeToSvg', () => {
 });
 
 describe("the sandbox's Pix identifiers", () => {
-  async function onramp() {
-    const sandbox = createSandbox({ now: '2026-11-23T12:00:00Z' });
-    const client = new PixUsdt({ apiKey: sandbox.apiKey, fetch: sandbox.fetch });
-    const user = await client.users.create({ external_id: 'pix-qr', name: 'Pix QR', document_type: 'cpf', document_number: '52998224725' });
-    await client.testHelpers.users.kyc(user.id, { status: 'approved' });
-    const quote = await client.quotes.create({
-      user_id: user.id,
-      source_currency: 'BRL',
-      target_currency: 'USDT',
-      source_amount: '250.00',
-      destination_wallet_address: '0x52908400098527886E0F7030069857D2E4169EE7',
-      destination_wallet_network: 'polygon',
-    });
-    const conversion = await client.quotes.accept(quote.id);
-    return { client, conversion };
-  }
-
   it("issues a pix_qr_code that validateBrCode accepts and whose QR image decodes to it", async () => {
-    const { conversion } = await onramp();
+    const { conversion } = await onrampConversion();
     const code = conversion.pix_qr_code as string;
     const result = validateBrCode(code);
     expect(result.valid ? [] : result.errors).toEqual([]);
@@ -84,7 +66,7 @@ describe("the sandbox's Pix identifiers", () => {
   });
 
   it('issues a pix_e2e_id that parseEndToEndId accepts', async () => {
-    const { client, conversion } = await onramp();
+    const { client, conversion } = await onrampConversion();
     const paid = await client.testHelpers.conversions.simulateOnrampPixPaid(conversion.id, { settle: true });
     expect(parseEndToEndId(paid.pix_e2e_id as string)).toMatchObject({ valid: true, kind: 'payment' });
   });
