@@ -41,4 +41,14 @@ export default tseslint.config(
   ...sandboxLayer(['src/sandbox/plugins/**'], ['../../*.js', 'msw', 'msw/*'], 'plugins/ import http/, core/ and models, never the wiring.'),
   ...sandboxLayer(['src/sandbox/plugins/webhooks/**'], ['../../*.js', '../faults/*', 'msw', 'msw/*'], 'A plugin does not import another plugin.'),
   ...sandboxLayer(['src/sandbox/plugins/faults/**'], ['../../*.js', '../webhooks/*', 'msw', 'msw/*'], 'A plugin does not import another plugin.'),
+  {
+    // pix-usdt/pix runs in browsers and e-mail renderers as on Node: no built-ins, no sandbox.
+    files: ['src/pix/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/sandbox/**', '**/sandbox', '**/server/**', '**/client/**', '**/resources/**', 'node:*', 'msw', 'msw/*'], message: 'pix-usdt/pix is isomorphic: no sandbox, server, client, msw or Node built-ins.' }] },
+      ],
+    },
+  },
 );

@@ -7,6 +7,7 @@ const entry = {
   webhooks: 'src/webhooks/index.ts',
   sandbox: 'src/sandbox/index.ts',
   'sandbox-msw': 'src/sandbox/msw.ts',
+  pix: 'src/pix/index.ts',
 };
 
 // uuid's web build tests `globalThis.crypto` when it loads (native.js), and on Node the first
@@ -54,7 +55,7 @@ export default defineConfig([
     sourcemap: true,
     target: 'es2022',
     platform: 'neutral',
-    external: ['msw', 'zod', 'uuid', 'eventemitter3', 'big.js'],
+    external: ['msw', 'zod', 'uuid', 'eventemitter3', 'big.js', 'uqr'],
     splitting: true,
     treeshake: true,
   },

@@ -81,3 +81,53 @@ describe('sandbox markers', () => {
     for (const marker of SANDBOX_MARKERS) expect(text.includes(marker), `lacks ${marker}`).toBe(true);
   });
 });
+
+// pix-usdt/pix: the Pix toolkit without its QR renderer, and the QR encoder (uqr) only where
+// brCodeToSvg is used. Measured with every export but brCodeToSvg imported by name.
+describe('browser bundle of pix-usdt/pix', () => {
+  const UQR_MARKER = 'String contains unencodable characters in alphanumeric mode';
+  const app = (names: string[]): { contents: string } => ({ contents: `import { ${names.join(', ')} } from './dist/pix.js'; globalThis.app = [${names.join(', ')}];` });
+
+  async function exportsBut(excluded: string[]): Promise<string[]> {
+    const entry = (await import(new URL('dist/pix.js', `file://${root}`).href)) as Record<string, unknown>;
+    return Object.keys(entry).filter((name) => !excluded.includes(name));
+  }
+
+  it('is built (npm test builds before testing)', () => {
+    expect(existsSync(new URL('dist/pix.js', `file://${root}`)), 'dist/pix.js is missing: run npm run build').toBe(true);
+  });
+
+  it('without the QR renderer stays within 3.5 kB gzipped, and carries no QR encoder', async () => {
+    const names = await exportsBut(['brCodeToSvg']);
+    expect(names).toEqual(expect.arrayContaining(['validateBrCode', 'buildBrCode', 'validatePixKey', 'parseEndToEndId', 'generateCnpj']));
+    const { text, gzip } = await browserBundle(app(names));
+    expect(gzip).toBeLessThanOrEqual(3.5 * 1024);
+    expect(text.includes(UQR_MARKER)).toBe(false);
+  });
+
+  it("a checkout's and a form's imports (validateBrCode, validatePixKey) stay within 3 kB gzipped", async () => {
+    const { gzip } = await browserBundle(app(['validateBrCode', 'parseBrCode', 'validatePixKey', 'detectPixKeyType', 'isValidCpf', 'isValidCnpj', 'maskCpf']));
+    expect(gzip).toBeLessThanOrEqual(3 * 1024);
+  });
+
+  it('validatePixKey alone costs about a kilobyte', async () => {
+    const { text, gzip } = await browserBundle(app(['validatePixKey']));
+    expect(gzip).toBeLessThanOrEqual(1024);
+    // Nor the BR Code reader: its reasons are not in the bundle.
+    expect(text.includes('invalid_merchant_name')).toBe(false);
+    expect(text.includes(UQR_MARKER)).toBe(false);
+  });
+
+  it('brCodeToSvg brings the QR encoder (so its absence above means something), within 8 kB gzipped', async () => {
+    const { text, gzip } = await browserBundle(app(['brCodeToSvg']));
+    expect(text.includes(UQR_MARKER)).toBe(true);
+    expect(gzip).toBeLessThanOrEqual(8 * 1024);
+  });
+
+  it('carries no sandbox code, no Node built-in and no require', async () => {
+    const { text, inputs } = await browserBundle('dist/pix.js');
+    for (const marker of SANDBOX_MARKERS) expect(text.includes(marker), `contains ${marker}`).toBe(false);
+    expect(/(?:\bfrom|\bimport\s*\(|\brequire\s*\()\s*["']node:/.exec(text)?.[0] ?? null).toBeNull();
+    expect(inputs.filter((p) => !/^dist\/pix\.js$|node_modules\/uqr\//.test(p))).toEqual([]);
+  });
+});

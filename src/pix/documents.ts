@@ -1,0 +1,139 @@
+/**
+ * Brazilian documents: CPF (11 digits) and CNPJ, numeric or the alphanumeric CNPJ the Receita
+ * Federal issues from July 2026 (12 characters of [0-9A-Z], then two numeric check digits).
+ * Validate, normalize, format, mask (as the API's `document_masked`) and generate test data.
+ * @module
+ */
+
+const CPF_INPUT = /^\d{3}\.?\d{3}\.?\d{3}-?\d{2}$/;
+const CNPJ_INPUT = /^[0-9A-Z]{2}\.?[0-9A-Z]{3}\.?[0-9A-Z]{3}\/?[0-9A-Z]{4}-?\d{2}$/;
+
+/**
+ * The 11 digits of a CPF typed with or without its punctuation (`529.982.247-25` or
+ * `52998224725`), or `null` when it is not shaped like a CPF. Does not check the check digits.
+ */
+export function normalizeCpf(value: string): string | null {
+  const trimmed = value.trim();
+  return CPF_INPUT.test(trimmed) ? trimmed.replace(/\D/g, '') : null;
+}
+
+/**
+ * The 14 characters of a CNPJ typed with or without its punctuation, upper-cased
+ * (`12.abc.345/01de-35` gives `12ABC34501DE35`), or `null` when it is not shaped like a CNPJ.
+ * Does not check the check digits.
+ */
+export function normalizeCnpj(value: string): string | null {
+  const upper = value.trim().toUpperCase();
+  return CNPJ_INPUT.test(upper) ? upper.replace(/[./-]/g, '') : null;
+}
+
+/**
+ * `body` followed by its two check digits. A check digit is the weighted sum mod 11 (0 when the
+ * rest is below 2, else 11 minus it), each character worth its char code minus 48 (digits keep
+ * their value, `A` of the alphanumeric CNPJ is 17), weights from `first` down to 2 then from 9 down:
+ * a CPF's 10..2 and 11..2, a CNPJ's 5..2,9..2 and 6..2,9..2.
+ */
+function withCheckDigits(body: string, first: number): string {
+  for (let round = 0; round < 2; round++) {
+    let sum = 0;
+    let weight = first + round;
+    for (let i = 0; i < body.length; i++) {
+      sum += (body.charCodeAt(i) - 48) * weight;
+      weight = weight === 2 ? 9 : weight - 1;
+    }
+    body += sum % 11 < 2 ? 0 : 11 - (sum % 11);
+  }
+  return body;
+}
+
+/**
+ * True when `value` is a CPF (punctuated or not) with valid check digits. A CPF of one repeated
+ * digit (`111.111.111-11`) passes the arithmetic but is not issued, and is rejected.
+ */
+export function isValidCpf(value: string): boolean {
+  const cpf = normalizeCpf(value);
+  return cpf !== null && !/^(.)\1*$/.test(cpf) && withCheckDigits(cpf.slice(0, 9), 10) === cpf;
+}
+
+/**
+ * True when `value` is a CNPJ (punctuated or not, numeric or alphanumeric) with valid check
+ * digits: weights 5..2,9..2 for the first and 6..2,9..2 for the second, each character worth its
+ * char code minus 48. `12ABC34501DE35` and `11.222.333/0001-81` are valid. A CNPJ of one
+ * repeated character is rejected.
+ */
+export function isValidCnpj(value: string): boolean {
+  const cnpj = normalizeCnpj(value);
+  return cnpj !== null && !/^(.)\1*$/.test(cnpj) && withCheckDigits(cnpj.slice(0, 12), 5) === cnpj;
+}
+
+/** Writes `value` (normalized by `normalize`) into `layout`, where each `#` takes the next character. */
+function layout(value: string | null, pattern: string): string | null {
+  let i = 0;
+  return value === null ? null : pattern.replace(/[#*]/g, (c) => (c === '#' ? (value[i++] as string) : (i++, c)));
+}
+
+/** `529.982.247-25` from a CPF in any accepted form; `null` when it is not shaped like a CPF. */
+export function formatCpf(value: string): string | null {
+  return layout(normalizeCpf(value), '###.###.###-##');
+}
+
+/** `12.ABC.345/01DE-35` from a CNPJ in any accepted form; `null` when it is not shaped like a CNPJ. */
+export function formatCnpj(value: string): string | null {
+  return layout(normalizeCnpj(value), '##.###.###/####-##');
+}
+
+/**
+ * A CPF as the API's `document_masked` shows it: the middle six digits, `***.982.247-**`.
+ * `null` when `value` is not shaped like a CPF.
+ */
+export function maskCpf(value: string): string | null {
+  return layout(normalizeCpf(value), '***.###.###-**');
+}
+
+/**
+ * A CNPJ masked the same way: `**.ABC.345/01DE-**` (the sandbox's `pix_holder_document_masked`).
+ * `null` when `value` is not shaped like a CNPJ.
+ */
+export function maskCnpj(value: string): string | null {
+  return layout(normalizeCnpj(value), '**.###.###/####-**');
+}
+
+/** Options of {@link generateCpf} and {@link generateCnpj}. */
+export interface GenerateDocumentOptions {
+  /**
+   * A source of numbers in [0, 1), as `Math.random` (the default). Pass a seeded one for
+   * reproducible test data.
+   */
+  random?: () => number;
+}
+
+/** Options of {@link generateCnpj}. */
+export interface GenerateCnpjOptions extends GenerateDocumentOptions {
+  /** Draw the 12 leading characters from [0-9A-Z] (the CNPJ issued from July 2026). Default false. */
+  alphanumeric?: boolean;
+}
+
+const DIGITS = '0123456789';
+
+/** `length` random characters of `alphabet` (not all the same), then the check digits. */
+function generate(alphabet: string, length: number, first: number, random: () => number = Math.random): string {
+  let body: string;
+  do {
+    body = '';
+    for (let i = 0; i < length; i++) body += alphabet[Math.floor(random() * alphabet.length)] ?? '0';
+  } while (/^(.)\1*$/.test(body));
+  return withCheckDigits(body, first);
+}
+
+/** A random CPF with valid check digits, 11 digits without punctuation. For test data only. */
+export function generateCpf(options: GenerateDocumentOptions = {}): string {
+  return generate(DIGITS, 9, 10, options.random);
+}
+
+/**
+ * A random CNPJ with valid check digits, 14 characters without punctuation: numeric by default,
+ * alphanumeric with `{ alphanumeric: true }`. For test data only.
+ */
+export function generateCnpj(options: GenerateCnpjOptions = {}): string {
+  return generate(options.alphanumeric === true ? `${DIGITS}ABCDEFGHIJKLMNOPQRSTUVWXYZ` : DIGITS, 12, 5, options.random);
+}
