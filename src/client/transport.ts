@@ -17,6 +17,7 @@
 import type EventEmitter from 'eventemitter3';
 import type * as z from 'zod/mini';
 import { parseModel, type ListEnvelope } from '../models/common.js';
+import { describeReceived, summarizeIssues } from '../models/issues.js';
 import { buildQuery } from '../internal/query.js';
 import { uuidv4 } from '../internal/uuid.js';
 import {
@@ -174,8 +175,9 @@ export class Transport {
   list<T>(path: string, item: z.ZodMiniType<ListEnvelope<T>>, params: { limit?: number | undefined } | undefined, options: RequestOptions | undefined): PagePromise<T> {
     const limit = params?.limit;
     if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= 100)) {
+      const issue = { path: 'limit', message: `Expected an integer from 1 to 100, received ${describeReceived(limit)}` };
       return new PagePromise(
-        Promise.reject(new ClientValidationError('Invalid limit: expected an integer from 1 to 100', [{ path: 'limit', message: 'Expected an integer from 1 to 100' }])),
+        Promise.reject(new ClientValidationError(`Invalid limit: ${issue.message}`, [issue])),
       );
     }
     const fetchPage = async (cursor: string | undefined): Promise<Page<T>> => {
@@ -252,7 +254,7 @@ export class Transport {
     if (outcome.ok) return outcome.value;
     const message = `The answer to ${event.method} ${event.path} does not match the model`;
     if (mode === 'strict') {
-      throw new ResponseValidationError(`${message}: ${outcome.issues.map((i) => `${i.path || '(root)'}: ${i.message}`).join('; ')}`, {
+      throw new ResponseValidationError(`${message}: ${summarizeIssues(outcome.issues, outcome.issues.length)}`, {
         status,
         code: 'response_validation_error',
         requestId,

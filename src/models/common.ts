@@ -12,6 +12,7 @@
  * @module
  */
 import * as z from 'zod/mini';
+import { PARSE_OPTIONS, toIssues, type Issue } from './issues.js';
 import { lazy } from './lazy.js';
 
 /** How the client checks what the API returns. */
@@ -52,29 +53,21 @@ export function openEnumValues(schema: object): readonly string[] | undefined {
 /** The outcome of {@link parseModel}. */
 export type ParseOutcome<T> =
   | { ok: true; value: T }
-  | { ok: false; value: unknown; issues: Array<{ path: string; message: string }> };
+  | { ok: false; value: unknown; issues: Issue[] };
 
 /**
- * Parses API data with a model schema. Strict mode also refuses enum values this SDK does
- * not know; the other modes accept them.
+ * Parses data with a model schema, issues worded by ./issues.ts. Strict mode also refuses enum
+ * values this SDK does not know (what a request must do); the other modes accept them.
  */
 export function parseModel<T>(schema: z.ZodMiniType<T>, data: unknown, strict: boolean): ParseOutcome<T> {
   strictEnums = strict;
   try {
-    const result = schema.safeParse(data);
+    const result = schema.safeParse(data, PARSE_OPTIONS);
     if (result.success) return { ok: true, value: result.data };
     return { ok: false, value: data, issues: toIssues(result.error.issues) };
   } finally {
     strictEnums = false;
   }
-}
-
-/** Converts zod issues to the reference's `details.issues` form: a dotted path and a message. */
-export function toIssues(issues: ReadonlyArray<{ path: readonly PropertyKey[]; message: string }>): Array<{
-  path: string;
-  message: string;
-}> {
-  return issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message }));
 }
 
 /** An identifier: a UUID in canonical text form. */
@@ -83,11 +76,12 @@ export const Uuid = /* @__PURE__ */ lazy(() =>
     z.regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'Expected a UUID'),
   ));
 
+// Also the message of a wrong type: an amount sent as a number is the classic mistake.
+const DECIMAL_MESSAGE = 'Expected a non-negative decimal string such as "100.00"';
+
 /** A non-negative decimal amount as a string (`"100"`, `"100.25"`); never a float. */
 export const Decimal = /* @__PURE__ */ lazy(() =>
-  z.string().check(
-    z.regex(/^(0|[1-9]\d{0,17})(\.\d{1,18})?$/, 'Expected a non-negative decimal string such as "100.00"'),
-  ));
+  z.string(DECIMAL_MESSAGE).check(z.regex(/^(0|[1-9]\d{0,17})(\.\d{1,18})?$/, DECIMAL_MESSAGE)));
 
 /** An ISO 8601 date-time in UTC, as the API writes it. */
 export const Timestamp = /* @__PURE__ */ lazy(() =>

@@ -4,6 +4,7 @@
  * @module
  */
 export * from './common.js';
+export * from './issues.js';
 export * from './users.js';
 export * from './quotes.js';
 export * from './conversions.js';

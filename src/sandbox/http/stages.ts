@@ -4,7 +4,7 @@
  * idempotency and execute wrap the rest. Plugins insert theirs by name (src/sandbox/http/app.ts).
  * @module
  */
-import { toIssues } from '../../models/index.js';
+import { parseModel } from '../../models/index.js';
 import { ApiError } from '../core/errors.js';
 import type { KeyRec, TenantState } from '../core/state.js';
 import type { AppCall, Check, NamedStage, Stage } from './call.js';
@@ -94,9 +94,9 @@ const NUMERIC_QUERY = new Set(['limit']);
 
 function validate<T>(schema: RouteDef['body'], value: unknown, prefix: string): T {
   if (!schema) return value as T;
-  const result = schema.safeParse(value);
-  if (result.success) return result.data as T;
-  const issues = toIssues(result.error.issues).map((i) => ({ ...i, path: prefix && i.path ? `${prefix}.${i.path}` : i.path || prefix }));
+  const result = parseModel(schema, value, true);
+  if (result.ok) return result.value as T;
+  const issues = result.issues.map((i) => ({ ...i, path: prefix && i.path ? `${prefix}.${i.path}` : i.path || prefix }));
   throw new ApiError('validation_error', 'The request is invalid.', { issues });
 }
 
