@@ -50,11 +50,41 @@ export const Quote = /* @__PURE__ */ lazy(() =>
 export type Quote = z.infer<typeof Quote>;
 
 // Exactly one of source_amount and target_amount: checked in a refinement so that each
-// direction stays one flat object a partner can read in the type.
+// direction stays one flat object schema (the OpenAPI document and the sandbox read its shape);
+// the exported types say the same at compile time (QuoteAmount).
 function oneAmount(body: { source_amount?: string | undefined; target_amount?: string | undefined }): boolean {
   return (body.source_amount === undefined) !== (body.target_amount === undefined);
 }
-const ONE_AMOUNT = { message: 'Give exactly one of source_amount and target_amount', path: ['source_amount'] };
+function amountsGiven(input: unknown): string {
+  const body = (typeof input === 'object' && input !== null ? input : {}) as Record<string, unknown>;
+  return body['source_amount'] === undefined ? 'neither' : 'both';
+}
+const ONE_AMOUNT = {
+  error: (issue: { input: unknown }): string => `Expected exactly one of source_amount and target_amount, received ${amountsGiven(issue.input)}`,
+  path: ['source_amount'],
+};
+
+/**
+ * The amount of a quote: exactly one of `source_amount` (what the user pays) and
+ * `target_amount` (what the user receives), as a decimal string. Giving both, or neither, does
+ * not compile.
+ */
+export type QuoteAmount =
+  | {
+      /** The amount paid, in `source_currency` (`"100.00"`); the platform computes the target. */
+      source_amount: string;
+      /** Not with `source_amount`. */
+      target_amount?: never;
+    }
+  | {
+      /** Not with `target_amount`. */
+      source_amount?: never;
+      /** The amount received, in `target_currency` (`"20.000000"`); the platform computes the source. */
+      target_amount: string;
+    };
+
+// One object type per amount, as an editor shows it (not an intersection).
+type WithAmount<T> = QuoteAmount extends infer A ? (A extends unknown ? { [K in keyof (Omit<T, keyof QuoteAmount> & A)]: (Omit<T, keyof QuoteAmount> & A)[K] } : never) : never;
 
 /** Body of an onramp quote: BRL paid by Pix becomes USDT delivered to a wallet. */
 export const OnrampQuoteBody = /* @__PURE__ */ lazy(() =>
@@ -69,8 +99,8 @@ export const OnrampQuoteBody = /* @__PURE__ */ lazy(() =>
       destination_wallet_network: z.enum(NETWORKS),
     })
     .check(z.refine(oneAmount, ONE_AMOUNT)));
-/** Body of an onramp quote. */
-export type OnrampQuoteBody = z.infer<typeof OnrampQuoteBody>;
+/** Body of an onramp quote, with exactly one of `source_amount` and `target_amount` ({@link QuoteAmount}). */
+export type OnrampQuoteBody = WithAmount<z.infer<typeof OnrampQuoteBody>>;
 
 /** Body of an offramp quote: USDT deposited on chain becomes BRL paid out by Pix. */
 export const OfframpQuoteBody = /* @__PURE__ */ lazy(() =>
@@ -86,14 +116,17 @@ export const OfframpQuoteBody = /* @__PURE__ */ lazy(() =>
       deposit_network: z.enum(NETWORKS),
     })
     .check(z.refine(oneAmount, ONE_AMOUNT)));
-/** Body of an offramp quote. */
-export type OfframpQuoteBody = z.infer<typeof OfframpQuoteBody>;
+/** Body of an offramp quote, with exactly one of `source_amount` and `target_amount` ({@link QuoteAmount}). */
+export type OfframpQuoteBody = WithAmount<z.infer<typeof OfframpQuoteBody>>;
 
 /** Body of `POST /v1/quotes`: one of the two directions, told apart by `source_currency`. */
 export const CreateQuoteBody = /* @__PURE__ */ lazy(() =>
-  z.discriminatedUnion('source_currency', [OnrampQuoteBody, OfframpQuoteBody]));
-/** Body of `POST /v1/quotes`. */
-export type CreateQuoteBody = z.infer<typeof CreateQuoteBody>;
+  z.discriminatedUnion('source_currency', [OnrampQuoteBody, OfframpQuoteBody])) as unknown as z.ZodMiniType<
+  // What it parses, as its type says: the refinements guarantee one amount, which zod's inferred type cannot express.
+  OnrampQuoteBody | OfframpQuoteBody
+>;
+/** Body of `POST /v1/quotes`: an onramp or an offramp quote, each with exactly one amount. */
+export type CreateQuoteBody = OnrampQuoteBody | OfframpQuoteBody;
 
 /** Query of `GET /v1/quotes`. */
 export const ListQuotesParams = /* @__PURE__ */ lazy(() =>
