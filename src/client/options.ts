@@ -4,6 +4,7 @@
  * @module
  */
 import type { ValidationMode } from '../models/common.js';
+import { API_KEY_FORMAT } from '../models/platform.js';
 import { sleep as realSleep } from '../internal/sleep.js';
 import { InvalidOptionsError } from './errors.js';
 
@@ -75,7 +76,8 @@ export const DEFAULT_OPTIONS = {
   now: (): number => Date.now(),
 } as const satisfies Partial<NormalizedOptions>;
 
-const API_KEY = /^sk_(test|live)_[\x21-\x7e]+$/;
+// Written so that the redaction of errors (`sk_test_` + anything) leaves it readable.
+const KEY_SHAPE = 'an API key is "sk_test_" (sandbox) or "sk_live_" (production) followed by 32 letters and digits';
 const VALIDATION_MODES: readonly string[] = ['strict', 'warn', 'off'];
 
 function isBrowser(): boolean {
@@ -93,19 +95,20 @@ function checkBaseUrl(raw: string): string {
   try {
     url = new URL(raw);
   } catch {
-    throw new InvalidOptionsError(`Invalid baseUrl ${JSON.stringify(raw)}: not an absolute URL`);
+    throw new InvalidOptionsError(`Invalid baseUrl ${JSON.stringify(raw)}: not an absolute URL`, 'baseUrl');
   }
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
     throw new InvalidOptionsError(
       `Invalid baseUrl ${JSON.stringify(raw)}: the API is served over https only (plain http is allowed for loopback hosts)`,
+      'baseUrl',
     );
   }
-  if (url.search !== '' || url.hash !== '') throw new InvalidOptionsError('Invalid baseUrl: it must not carry a query or a fragment');
+  if (url.search !== '' || url.hash !== '') throw new InvalidOptionsError('Invalid baseUrl: it must not carry a query or a fragment', 'baseUrl');
   return url.href.replace(/\/+$/, '');
 }
 
 function checkCount(name: string, value: number, min: number): number {
-  if (!Number.isInteger(value) || value < min) throw new InvalidOptionsError(`Invalid ${name}: expected an integer >= ${min}`);
+  if (!Number.isInteger(value) || value < min) throw new InvalidOptionsError(`Invalid ${name}: expected an integer >= ${min}`, name);
   return value;
 }
 
@@ -113,19 +116,20 @@ function checkCount(name: string, value: number, min: number): number {
 export function normalizeOptions(input: ClientOptions): NormalizedOptions {
   if (typeof input !== 'object' || input === null) throw new InvalidOptionsError('Missing options: new PixUsdt({ apiKey })');
   const apiKey: unknown = input.apiKey;
-  if (typeof apiKey !== 'string' || apiKey === '') throw new InvalidOptionsError('Missing apiKey: pass { apiKey: "sk_test_..." }');
-  const match = API_KEY.exec(apiKey);
-  if (match === null) {
-    throw new InvalidOptionsError('Malformed apiKey: expected "sk_test_..." or "sk_live_..." without spaces (the key is not shown)');
+  if (typeof apiKey !== 'string' || apiKey === '') {
+    throw new InvalidOptionsError(`Missing apiKey: pass new PixUsdt({ apiKey }), where ${KEY_SHAPE}.`, 'apiKey');
   }
+  const match = API_KEY_FORMAT.exec(apiKey);
+  if (match === null) throw new InvalidOptionsError(`Malformed apiKey: ${KEY_SHAPE}; ${describeKey(apiKey)} (the key is not shown).`, 'apiKey');
   const environment = match[1] === 'live' ? 'live' : 'test';
   const o = { ...DEFAULT_OPTIONS, ...stripUndefined(input) };
   if (environment === 'live' && isBrowser() && o.dangerouslyAllowBrowser !== true) {
     throw new InvalidOptionsError(
       'A live key (sk_live_) in a browser is readable by every visitor. Call the API from your server, or pass dangerouslyAllowBrowser: true.',
+      'apiKey',
     );
   }
-  if (!VALIDATION_MODES.includes(o.validation)) throw new InvalidOptionsError('Invalid validation: expected "strict", "warn" or "off"');
+  if (!VALIDATION_MODES.includes(o.validation)) throw new InvalidOptionsError('Invalid validation: expected "strict", "warn" or "off"', 'validation');
   return {
     apiKey,
     environment,
@@ -140,6 +144,15 @@ export function normalizeOptions(input: ClientOptions): NormalizedOptions {
     sleep: o.sleep,
     now: o.now,
   };
+}
+
+// What is wrong with a key, without a character of it.
+function describeKey(key: string): string {
+  const prefix = /^sk_(test|live)_/.exec(key);
+  if (prefix === null) return 'this one has neither prefix';
+  const rest = key.length - prefix[0].length;
+  if (/[^A-Za-z0-9]/.test(key.slice(prefix[0].length))) return 'this one has other characters after the prefix';
+  return `this one has ${rest} characters after the prefix`;
 }
 
 type Defined<T> = { [K in keyof T]?: Exclude<T[K], undefined> };

@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll } from 'vitest';
 import { PixUsdt, type ClientOptions } from '../../src/index.js';
 
 export const BASE = 'https://sandbox.pix-usdt.com';
-export const API_KEY = 'sk_test_0123456789abcdefSECRET';
+export const API_KEY = 'sk_test_0123456789abcdefSECRETghijklmnop';
 
 /** A request as the server saw it. */
 export interface Seen {

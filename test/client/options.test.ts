@@ -8,6 +8,9 @@ import { ID, fixtures as f, json, reply, requests, useMockServer } from './helpe
 
 useMockServer();
 
+const TEST_KEY = `sk_test_${'a'.repeat(32)}`;
+const LIVE_KEY = `sk_live_${'b'.repeat(32)}`;
+
 const refused = (options: ConstructorParameters<typeof PixUsdt>[0]): unknown => {
   try {
     new PixUsdt(options);
@@ -19,20 +22,20 @@ const refused = (options: ConstructorParameters<typeof PixUsdt>[0]): unknown => 
 
 describe('base URL', () => {
   it('sk_test_ goes to the sandbox, sk_live_ to production', () => {
-    expect(new PixUsdt({ apiKey: 'sk_test_x' }).baseUrl).toBe(SANDBOX_BASE_URL);
-    expect(new PixUsdt({ apiKey: 'sk_live_x' }).baseUrl).toBe(PRODUCTION_BASE_URL);
+    expect(new PixUsdt({ apiKey: TEST_KEY }).baseUrl).toBe(SANDBOX_BASE_URL);
+    expect(new PixUsdt({ apiKey: LIVE_KEY }).baseUrl).toBe(PRODUCTION_BASE_URL);
     expect(SANDBOX_BASE_URL).toMatch(/^https:\/\//);
     expect(PRODUCTION_BASE_URL).toMatch(/^https:\/\//);
   });
 
   it('a live key really calls production', async () => {
     reply(json(f.user));
-    await new PixUsdt({ apiKey: 'sk_live_x' }).users.retrieve(ID);
+    await new PixUsdt({ apiKey: LIVE_KEY }).users.retrieve(ID);
     expect(requests()[0]!.url.origin).toBe(PRODUCTION_BASE_URL);
   });
 
   it('baseUrl overrides the key prefix, keeping a path prefix', async () => {
-    const client = new PixUsdt({ apiKey: 'sk_live_x', baseUrl: 'https://proxy.example.com/pix/' });
+    const client = new PixUsdt({ apiKey: LIVE_KEY, baseUrl: 'https://proxy.example.com/pix/' });
     expect(client.baseUrl).toBe('https://proxy.example.com/pix');
     reply(json(f.user));
     await client.users.retrieve(ID);
@@ -40,17 +43,17 @@ describe('base URL', () => {
   });
 
   it.each(['http://localhost:4010', 'http://127.0.0.1:4010', 'http://127.8.9.10', 'http://[::1]:4010', 'https://sandbox.example.com'])('accepts %s', (url) => {
-    expect(() => new PixUsdt({ apiKey: 'sk_test_x', baseUrl: url })).not.toThrow();
+    expect(() => new PixUsdt({ apiKey: TEST_KEY, baseUrl: url })).not.toThrow();
   });
 
   it.each(['http://sandbox.example.com', 'http://10.0.0.1', 'http://localhost.evil.com', 'ftp://localhost', 'not a url', 'https://x.com/?q=1'])('refuses %s', (url) => {
-    expect(isInvalidOptionsError(refused({ apiKey: 'sk_test_x', baseUrl: url }))).toBe(true);
+    expect(isInvalidOptionsError(refused({ apiKey: TEST_KEY, baseUrl: url }))).toBe(true);
   });
 
   it('uses the given fetch', async () => {
     const seen: string[] = [];
     const client = new PixUsdt({
-      apiKey: 'sk_test_x',
+      apiKey: TEST_KEY,
       fetch: async (input) => {
         seen.push(input instanceof Request ? input.url : String(input));
         return Response.json(f.user);
@@ -63,15 +66,43 @@ describe('base URL', () => {
 });
 
 describe('apiKey', () => {
-  it.each([undefined, '', 'pk_test_x', 'sk_test_', 'sk_prod_x', 'sk_test_a b', 42])('refuses %j', (apiKey) => {
-    const error = refused({ apiKey } as unknown as ConstructorParameters<typeof PixUsdt>[0]);
-    expect(error).toMatchObject({ name: 'InvalidOptionsError' });
+  it.each([undefined, '', 'pk_test_x', 'sk_test_', 'sk_prod_x', 'sk_test_a b', 42, 'sk_test_abc', `sk_test_${'a'.repeat(31)}!`, `sk_live_${'a'.repeat(33)}`])(
+    'refuses %j',
+    (apiKey) => {
+      const error = refused({ apiKey } as unknown as ConstructorParameters<typeof PixUsdt>[0]);
+      expect(error).toMatchObject({ name: 'InvalidOptionsError', code: 'invalid_options', option: 'apiKey' });
+    },
+  );
+
+  it('a missing key: the message says what to pass, with no made-up key in it', () => {
+    const error = refused({} as ConstructorParameters<typeof PixUsdt>[0]) as Error;
+    expect(error.message).toBe(
+      'Missing apiKey: pass new PixUsdt({ apiKey }), where an API key is "sk_test_" (sandbox) or "sk_live_" (production) followed by 32 letters and digits.',
+    );
+    expect(error.message).not.toContain('[redacted]');
+  });
+
+  it('sk_test_abc fails in the constructor, saying what a key looks like and not the key', () => {
+    const error = refused({ apiKey: 'sk_test_abc' }) as Error;
+    expect(isInvalidOptionsError(error)).toBe(true);
+    expect(error.message).toBe(
+      'Malformed apiKey: an API key is "sk_test_" (sandbox) or "sk_live_" (production) followed by 32 letters and digits; this one has 3 characters after the prefix (the key is not shown).',
+    );
+    expect(`${error.message} ${JSON.stringify(error)}`).not.toContain('abc');
+    expect((refused({ apiKey: 'pk_test_x' }) as Error).message).toContain('this one has neither prefix');
+    expect((refused({ apiKey: `sk_test_${'a'.repeat(31)}-` }) as Error).message).toContain('other characters after the prefix');
+  });
+
+  it('accepts the shape the sandbox issues', async () => {
+    const { createSandbox } = await import('../../src/sandbox/index.js');
+    const sandbox = createSandbox({ seed: 'key-shape' });
+    expect(() => new PixUsdt({ apiKey: sandbox.apiKey, fetch: sandbox.fetch })).not.toThrow();
   });
 
   it('refuses invalid numbers and modes', () => {
-    expect(refused({ apiKey: 'sk_test_x', maxRetries: -1 })).toMatchObject({ name: 'InvalidOptionsError' });
-    expect(refused({ apiKey: 'sk_test_x', timeoutMs: 0 })).toMatchObject({ name: 'InvalidOptionsError' });
-    expect(refused({ apiKey: 'sk_test_x', validation: 'loose' as 'warn' })).toMatchObject({ name: 'InvalidOptionsError' });
+    expect(refused({ apiKey: TEST_KEY, maxRetries: -1 })).toMatchObject({ name: 'InvalidOptionsError' });
+    expect(refused({ apiKey: TEST_KEY, timeoutMs: 0 })).toMatchObject({ name: 'InvalidOptionsError' });
+    expect(refused({ apiKey: TEST_KEY, validation: 'loose' as 'warn' })).toMatchObject({ name: 'InvalidOptionsError' });
   });
 });
 
@@ -85,14 +116,14 @@ describe('browser', () => {
   it('refuses a live key in a browser unless dangerouslyAllowBrowser', () => {
     g['window'] = {};
     g['document'] = {};
-    const error = refused({ apiKey: 'sk_live_x' });
+    const error = refused({ apiKey: LIVE_KEY });
     expect(error).toMatchObject({ name: 'InvalidOptionsError' });
     expect((error as Error).message).toMatch(/dangerouslyAllowBrowser/);
-    expect(() => new PixUsdt({ apiKey: 'sk_live_x', dangerouslyAllowBrowser: true })).not.toThrow();
-    expect(() => new PixUsdt({ apiKey: 'sk_test_x' })).not.toThrow();
+    expect(() => new PixUsdt({ apiKey: LIVE_KEY, dangerouslyAllowBrowser: true })).not.toThrow();
+    expect(() => new PixUsdt({ apiKey: TEST_KEY })).not.toThrow();
   });
 
   it('allows a live key outside a browser', () => {
-    expect(() => new PixUsdt({ apiKey: 'sk_live_x' })).not.toThrow();
+    expect(() => new PixUsdt({ apiKey: LIVE_KEY })).not.toThrow();
   });
 });

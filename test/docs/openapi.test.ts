@@ -160,7 +160,7 @@ describe('the client and the document agree', () => {
   const UUID = '00000000-0000-4000-8000-000000000000';
   const calls: Array<{ method: string; path: string }> = [];
   const client = new PixUsdt({
-    apiKey: 'sk_test_docs',
+    apiKey: `sk_test_${'d'.repeat(32)}`,
     maxRetries: 0,
     validation: 'off',
     fetch: async (input, init) => {

@@ -60,7 +60,7 @@ describe('secret hygiene', () => {
     await fail('409 quote consumed', () => client.quotes.accept(quote.id));
     await fail('404 user', () => client.users.retrieve('00000000-0000-4000-8000-000000000000'));
     await fail('400 validation', () => client.users.create({ external_id: '', name: '', document_type: 'cpf', document_number: '1' }));
-    await fail('malformed key', () => make(MALFORMED).users.list());
+    await fail('malformed key', async () => make(MALFORMED).users.list()); // refused by the constructor
     await fail('unknown key', () => make(UNKNOWN).users.list());
     const powerless = sandbox.createTenant({ capabilities: [] });
     secrets.push(powerless.apiKey);
