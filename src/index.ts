@@ -21,7 +21,8 @@ export type {
   RetryEvent,
   WarningEvent,
 } from './client/types.js';
-export { Page, PagePromise } from './client/pagination.js';
+export { Page, PagePromise, type PageFetcher, type ToArrayOptions } from './client/pagination.js';
+export { ApiPromise, type ResponseInfo, type WithResponse } from './client/api-promise.js';
 export { RETRY_POLICY, type RetryDecision } from './client/retry.js';
 export { ERROR_CODES, isKnownErrorCode, type ErrorCode } from './client/codes.js';
 export {

@@ -4,6 +4,25 @@
  * @module
  */
 import type { ListEnvelope } from '../models/common.js';
+import { describeReceived } from '../models/issues.js';
+import { ApiPromise } from './api-promise.js';
+import { ClientValidationError } from './errors.js';
+
+/** Options of `toArray`. */
+export interface ToArrayOptions {
+  /**
+   * The most items to collect (a positive integer), required so that a listing that grew
+   * cannot fill the memory: collecting stops there, and no later page is requested.
+   */
+  max: number;
+}
+
+function checkMax(options: ToArrayOptions | undefined): number {
+  const max = options?.max;
+  if (typeof max === 'number' && Number.isInteger(max) && max >= 1) return max;
+  const issue = { path: 'max', message: `Expected a positive integer, received ${describeReceived(max)}` };
+  throw new ClientValidationError(`Invalid toArray({ max }): ${issue.message}`, [issue]);
+}
 
 /** Fetches the page that starts at `cursor`. */
 export type PageFetcher<T> = (cursor: string) => Promise<Page<T>>;
@@ -43,6 +62,27 @@ export class Page<T> implements ListEnvelope<T>, AsyncIterable<T> {
     }
   }
 
+  /**
+   * The items of this page and of the later ones, in order, up to `max`: collecting stops at
+   * `max` items, and no page is requested past the one that reached it. Fewer than `max` items
+   * means the listing ended. Throws {@link ClientValidationError} for a `max` that is not a positive integer.
+   *
+   * ```ts
+   * const users = await client.users.list({ kyc_status: 'approved' }).toArray({ max: 500 });
+   * ```
+   */
+  async toArray(options: ToArrayOptions): Promise<T[]> {
+    const max = checkMax(options);
+    const items: T[] = [];
+    for await (const page of this.iterPages()) {
+      for (const item of page.data) {
+        items.push(item);
+        if (items.length === max) return items;
+      }
+    }
+    return items;
+  }
+
   /** Every item of this page and of every later page. */
   async *[Symbol.asyncIterator](): AsyncGenerator<T, void, undefined> {
     for await (const page of this.iterPages()) yield* page.data;
@@ -51,34 +91,18 @@ export class Page<T> implements ListEnvelope<T>, AsyncIterable<T> {
 
 /**
  * The answer of `list()`: a promise of the first page that is also async-iterable over every
- * item of every page. The first page is requested at once, as with any other method.
+ * item of every page. The first page is requested at once, as with any other method, and
+ * `.withResponse()` reaches the first page's response.
  */
-export class PagePromise<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
-  readonly #promise: Promise<Page<T>>;
-
-  constructor(promise: Promise<Page<T>>) {
-    this.#promise = promise;
-  }
-
-  then<R1 = Page<T>, R2 = never>(
-    onfulfilled?: ((page: Page<T>) => R1 | PromiseLike<R1>) | null,
-    onrejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
-  ): Promise<R1 | R2> {
-    return this.#promise.then(onfulfilled, onrejected);
-  }
-
-  /** Like `Promise.prototype.catch`, on the first page's promise. */
-  catch<R = never>(onrejected?: ((reason: unknown) => R | PromiseLike<R>) | null): Promise<Page<T> | R> {
-    return this.#promise.catch(onrejected);
-  }
-
-  /** Like `Promise.prototype.finally`, on the first page's promise. */
-  finally(onfinally?: (() => void) | null): Promise<Page<T>> {
-    return this.#promise.finally(onfinally);
-  }
-
+export class PagePromise<T> extends ApiPromise<Page<T>> implements AsyncIterable<T> {
   /** Every item of every page. */
   async *[Symbol.asyncIterator](): AsyncGenerator<T, void, undefined> {
-    yield* await this.#promise;
+    yield* await this;
+  }
+
+  /** Every item of every page, up to `max`: see {@link Page.toArray}. */
+  async toArray(options: ToArrayOptions): Promise<T[]> {
+    checkMax(options);
+    return (await this).toArray(options);
   }
 }

@@ -30,6 +30,7 @@ import {
   type PixUsdtError,
 } from './errors.js';
 import type { NormalizedOptions } from './options.js';
+import { ApiPromise, type WithResponse } from './api-promise.js';
 import { Page, PagePromise } from './pagination.js';
 import { decideRetry, retryAfterMs, type AttemptFailure } from './retry.js';
 import type { ClientEvents, HttpMethod, RequestOptions } from './types.js';
@@ -69,8 +70,12 @@ export class Transport {
     this.#events = events;
   }
 
-  /** Sends one logical call and parses its answer. */
-  async request<T>(spec: RequestSpec<T>, options: RequestOptions | undefined): Promise<T> {
+  /** Sends one logical call and parses its answer; `.withResponse()` on the result reaches the response. */
+  request<T>(spec: RequestSpec<T>, options: RequestOptions | undefined): ApiPromise<T> {
+    return new ApiPromise(this.#send(spec, options));
+  }
+
+  async #send<T>(spec: RequestSpec<T>, options: RequestOptions | undefined): Promise<WithResponse<T>> {
     const o = this.#o;
     const now = o.now;
     const start = now();
@@ -120,7 +125,12 @@ export class Transport {
         const status = response.status;
         const headerRequestId = response.headers.get('x-request-id');
         if (events.listenerCount('response') > 0) events.emit('response', { ...base(attempt), status, requestId: headerRequestId });
-        if (status >= 200 && status < 300) return this.#parse(spec.schema, text, status, headerRequestId, base(attempt));
+        if (status >= 200 && status < 300) {
+          const data = this.#parse(spec.schema, text, status, headerRequestId, base(attempt));
+          const { headers } = response;
+          const idempotentReplayed = headers.get('idempotent-replayed') === 'true';
+          return { data, response, status, headers, requestId: headerRequestId, idempotencyKey, idempotentReplayed, attempts: attempt };
+        }
         const envelope = parseJson(text);
         const code = typeof envelope?.['code'] === 'string' ? envelope['code'] : undefined;
         const details = envelope?.['details'] as Record<string, unknown> | undefined;
@@ -180,10 +190,10 @@ export class Transport {
         Promise.reject(new ClientValidationError(`Invalid limit: ${issue.message}`, [issue])),
       );
     }
-    const fetchPage = async (cursor: string | undefined): Promise<Page<T>> => {
+    const fetchPage = async (cursor: string | undefined): Promise<WithResponse<Page<T>>> => {
       const query = cursor === undefined ? params : { ...params, cursor };
-      const envelope = await this.request({ method: 'GET', path, query, schema: item }, options);
-      return new Page(envelope, fetchPage);
+      const answer = await this.#send({ method: 'GET', path, query, schema: item }, options);
+      return { ...answer, data: new Page(answer.data, async (next) => (await fetchPage(next)).data) };
     };
     return new PagePromise(fetchPage(undefined));
   }

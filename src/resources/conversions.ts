@@ -4,6 +4,7 @@
  */
 import { Conversion, listOf, type ListConversionsParams } from '../models/index.js';
 import type { PagePromise } from '../client/pagination.js';
+import type { ApiPromise } from '../client/api-promise.js';
 import type { RequestOptions } from '../client/types.js';
 import { path } from '../internal/path.js';
 import { APIResource } from './resource.js';
@@ -14,21 +15,21 @@ const ConversionList = listOf(Conversion);
 export class Conversions extends APIResource {
   /** `GET /v1/conversions`. Filters: `status` (e.g. `standby` sweeps), `user_id`, `transaction_type`. */
   list(params?: ListConversionsParams, options?: RequestOptions): PagePromise<Conversion> {
-    return this._list('/v1/conversions', ConversionList, params, options);
+    return this._list('/v1/conversions', { schema: ConversionList }, params, options);
   }
 
   /** `GET /v1/conversions/{id}`. */
-  retrieve(id: string, options?: RequestOptions): Promise<Conversion> {
-    return this._get(path`/v1/conversions/${id}`, Conversion, options);
+  retrieve(id: string, options?: RequestOptions): ApiPromise<Conversion> {
+    return this._get(path`/v1/conversions/${id}`, { schema: Conversion }, options);
   }
 
   /** `POST /v1/conversions/{id}/cancel`: only in `awaiting_deposit`. Destructive: not retried on an unknown code. */
-  cancel(id: string, options?: RequestOptions): Promise<Conversion> {
-    return this._post(path`/v1/conversions/${id}/cancel`, Conversion, undefined, options, true);
+  cancel(id: string, options?: RequestOptions): ApiPromise<Conversion> {
+    return this._post(path`/v1/conversions/${id}/cancel`, { schema: Conversion, destructive: true }, undefined, options);
   }
 
   /** `POST /v1/conversions/{id}/liquidate`: only in `standby`, at a rate quoted now. Destructive: not retried on an unknown code. */
-  liquidate(id: string, options?: RequestOptions): Promise<Conversion> {
-    return this._post(path`/v1/conversions/${id}/liquidate`, Conversion, undefined, options, true);
+  liquidate(id: string, options?: RequestOptions): ApiPromise<Conversion> {
+    return this._post(path`/v1/conversions/${id}/liquidate`, { schema: Conversion, destructive: true }, undefined, options);
   }
 }

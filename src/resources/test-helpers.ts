@@ -20,6 +20,7 @@ import {
   type SimulatePaymentBody,
 } from '../models/index.js';
 import type { Transport } from '../client/transport.js';
+import type { ApiPromise } from '../client/api-promise.js';
 import type { RequestOptions } from '../client/types.js';
 import { path } from '../internal/path.js';
 import { APIResource } from './resource.js';
@@ -27,75 +28,75 @@ import { APIResource } from './resource.js';
 /** Conversion helpers. Each answers the updated conversion. */
 export class ConversionTestHelpers extends APIResource {
   /** Onramp: the Pix payment arrives (`amount` defaults to the quoted one); `settle: true` also completes it. */
-  simulateOnrampPixPaid(id: string, body: SimulatePaymentBody = {}, options?: RequestOptions): Promise<Conversion> {
-    return this._post(path`/v1/test_helpers/conversions/${id}/simulate-onramp-pix-paid`, Conversion, body, options);
+  simulateOnrampPixPaid(id: string, body: SimulatePaymentBody = {}, options?: RequestOptions): ApiPromise<Conversion> {
+    return this._post(path`/v1/test_helpers/conversions/${id}/simulate-onramp-pix-paid`, { schema: Conversion }, body, options);
   }
 
   /** Offramp: the USDT deposit is confirmed (full: funded; under or over: standby); `settle: true` also completes it. */
-  simulateOfframpDeposit(id: string, body: SimulatePaymentBody = {}, options?: RequestOptions): Promise<Conversion> {
-    return this._post(path`/v1/test_helpers/conversions/${id}/simulate-offramp-deposit`, Conversion, body, options);
+  simulateOfframpDeposit(id: string, body: SimulatePaymentBody = {}, options?: RequestOptions): ApiPromise<Conversion> {
+    return this._post(path`/v1/test_helpers/conversions/${id}/simulate-offramp-deposit`, { schema: Conversion }, body, options);
   }
 
   /** Expires an `awaiting_deposit` conversion. */
-  expire(id: string, body: ExpireConversionBody = {}, options?: RequestOptions): Promise<Conversion> {
-    return this._post(path`/v1/test_helpers/conversions/${id}/expire`, Conversion, body, options);
+  expire(id: string, body: ExpireConversionBody = {}, options?: RequestOptions): ApiPromise<Conversion> {
+    return this._post(path`/v1/test_helpers/conversions/${id}/expire`, { schema: Conversion }, body, options);
   }
 
   /** Fails the conversion with `reason`. */
-  fail(id: string, body: FailConversionBody, options?: RequestOptions): Promise<Conversion> {
-    return this._post(path`/v1/test_helpers/conversions/${id}/fail`, Conversion, body, options);
+  fail(id: string, body: FailConversionBody, options?: RequestOptions): ApiPromise<Conversion> {
+    return this._post(path`/v1/test_helpers/conversions/${id}/fail`, { schema: Conversion }, body, options);
   }
 
   /** Alias path of the webhook testing guide: `/deposit` with a required `amount`. */
-  deposit(id: string, body: SimulateDepositBody, options?: RequestOptions): Promise<Conversion> {
-    return this._post(path`/v1/test_helpers/conversions/${id}/deposit`, Conversion, body, options);
+  deposit(id: string, body: SimulateDepositBody, options?: RequestOptions): ApiPromise<Conversion> {
+    return this._post(path`/v1/test_helpers/conversions/${id}/deposit`, { schema: Conversion }, body, options);
   }
 
   /** Alias path of the webhook testing guide: `/fail-crypto`. */
-  failCrypto(id: string, body: FailAliasBody = {}, options?: RequestOptions): Promise<Conversion> {
-    return this._post(path`/v1/test_helpers/conversions/${id}/fail-crypto`, Conversion, body, options);
+  failCrypto(id: string, body: FailAliasBody = {}, options?: RequestOptions): ApiPromise<Conversion> {
+    return this._post(path`/v1/test_helpers/conversions/${id}/fail-crypto`, { schema: Conversion }, body, options);
   }
 
   /** Alias path of the webhook testing guide: `/fail-pix`. */
-  failPix(id: string, body: FailAliasBody = {}, options?: RequestOptions): Promise<Conversion> {
-    return this._post(path`/v1/test_helpers/conversions/${id}/fail-pix`, Conversion, body, options);
+  failPix(id: string, body: FailAliasBody = {}, options?: RequestOptions): ApiPromise<Conversion> {
+    return this._post(path`/v1/test_helpers/conversions/${id}/fail-pix`, { schema: Conversion }, body, options);
   }
 }
 
 /** Transaction helpers. */
 export class TransactionTestHelpers extends APIResource {
   /** `POST /v1/test_helpers/transactions/{id}/pay`: the Pix payment of a transaction arrives. */
-  pay(id: string, body: SimulatePaymentBody = {}, options?: RequestOptions): Promise<Transaction> {
-    return this._post(path`/v1/test_helpers/transactions/${id}/pay`, Transaction, body, options);
+  pay(id: string, body: SimulatePaymentBody = {}, options?: RequestOptions): ApiPromise<Transaction> {
+    return this._post(path`/v1/test_helpers/transactions/${id}/pay`, { schema: Transaction }, body, options);
   }
 }
 
 /** User helpers. */
 export class UserTestHelpers extends APIResource {
   /** Forces the KYC outcome (`approved`, `rejected`, `in_review`, `expired`); answers the KYC status view. */
-  kyc(id: string, body: ForceKycBody, options?: RequestOptions): Promise<KycStatusView> {
-    return this._post(path`/v1/test_helpers/users/${id}/kyc`, KycStatusView, body, options);
+  kyc(id: string, body: ForceKycBody, options?: RequestOptions): ApiPromise<KycStatusView> {
+    return this._post(path`/v1/test_helpers/users/${id}/kyc`, { schema: KycStatusView }, body, options);
   }
 }
 
 /** Sandbox extension: tenants. */
 export class TenantTestHelpers extends APIResource {
   /** `POST /v1/test_helpers/tenants`: a new isolated tenant and its first API key (with its secret). */
-  create(body: CreateTenantBody = {}, options?: RequestOptions): Promise<Tenant> {
-    return this._post('/v1/test_helpers/tenants', Tenant, body, options);
+  create(body: CreateTenantBody = {}, options?: RequestOptions): ApiPromise<Tenant> {
+    return this._post('/v1/test_helpers/tenants', { schema: Tenant }, body, options);
   }
 }
 
 /** Sandbox extension: the caller's tenant clock. */
 export class ClockTestHelpers extends APIResource {
   /** `GET /v1/test_helpers/clock`. */
-  retrieve(options?: RequestOptions): Promise<ClockState> {
-    return this._get('/v1/test_helpers/clock', ClockState, options);
+  retrieve(options?: RequestOptions): ApiPromise<ClockState> {
+    return this._get('/v1/test_helpers/clock', { schema: ClockState }, options);
   }
 
   /** `POST /v1/test_helpers/clock/advance` `{ seconds }`: timers due in that span fire, in order. */
-  advance(body: AdvanceClockBody, options?: RequestOptions): Promise<ClockState> {
-    return this._post('/v1/test_helpers/clock/advance', ClockState, body, options);
+  advance(body: AdvanceClockBody, options?: RequestOptions): ApiPromise<ClockState> {
+    return this._post('/v1/test_helpers/clock/advance', { schema: ClockState }, body, options);
   }
 }
 

@@ -3,6 +3,7 @@
  * @module
  */
 import { WebhookDelivery } from '../models/index.js';
+import type { ApiPromise } from '../client/api-promise.js';
 import type { RequestOptions } from '../client/types.js';
 import { path } from '../internal/path.js';
 import { APIResource } from './resource.js';
@@ -10,12 +11,12 @@ import { APIResource } from './resource.js';
 /** Webhook deliveries. */
 export class WebhookDeliveries extends APIResource {
   /** `GET /v1/webhook_deliveries/{id}`. */
-  retrieve(id: string, options?: RequestOptions): Promise<WebhookDelivery> {
-    return this._get(path`/v1/webhook_deliveries/${id}`, WebhookDelivery, options);
+  retrieve(id: string, options?: RequestOptions): ApiPromise<WebhookDelivery> {
+    return this._get(path`/v1/webhook_deliveries/${id}`, { schema: WebhookDelivery }, options);
   }
 
   /** `POST /v1/webhook_deliveries/{id}/redeliver`: queues a new attempt of the same event. */
-  redeliver(id: string, options?: RequestOptions): Promise<WebhookDelivery> {
-    return this._post(path`/v1/webhook_deliveries/${id}/redeliver`, WebhookDelivery, undefined, options);
+  redeliver(id: string, options?: RequestOptions): ApiPromise<WebhookDelivery> {
+    return this._post(path`/v1/webhook_deliveries/${id}/redeliver`, { schema: WebhookDelivery }, undefined, options);
   }
 }

@@ -16,6 +16,7 @@ import {
   type UpdateWebhookEndpointBody,
 } from '../models/index.js';
 import type { PagePromise } from '../client/pagination.js';
+import type { ApiPromise } from '../client/api-promise.js';
 import type { RequestOptions } from '../client/types.js';
 import { path } from '../internal/path.js';
 import { APIResource } from './resource.js';
@@ -26,40 +27,40 @@ const DeliveryList = listOf(WebhookDelivery);
 /** Webhook endpoints. */
 export class WebhookEndpoints extends APIResource {
   /** `POST /v1/webhook_endpoints`: the answer carries the signing `secret`, shown this once. */
-  create(body: CreateWebhookEndpointBody, options?: RequestOptions): Promise<WebhookEndpointWithSecret> {
-    return this._post('/v1/webhook_endpoints', WebhookEndpointWithSecret, body, options);
+  create(body: CreateWebhookEndpointBody, options?: RequestOptions): ApiPromise<WebhookEndpointWithSecret> {
+    return this._post('/v1/webhook_endpoints', { schema: WebhookEndpointWithSecret }, body, options);
   }
 
   /** `GET /v1/webhook_endpoints`. */
   list(params?: PlainListParams, options?: RequestOptions): PagePromise<WebhookEndpoint> {
-    return this._list('/v1/webhook_endpoints', EndpointList, params, options);
+    return this._list('/v1/webhook_endpoints', { schema: EndpointList }, params, options);
   }
 
   /** `GET /v1/webhook_endpoints/{id}`. */
-  retrieve(id: string, options?: RequestOptions): Promise<WebhookEndpoint> {
-    return this._get(path`/v1/webhook_endpoints/${id}`, WebhookEndpoint, options);
+  retrieve(id: string, options?: RequestOptions): ApiPromise<WebhookEndpoint> {
+    return this._get(path`/v1/webhook_endpoints/${id}`, { schema: WebhookEndpoint }, options);
   }
 
   /** `PATCH /v1/webhook_endpoints/{id}`: `url`, `event_types`, `description`, `status`. */
-  update(id: string, body: UpdateWebhookEndpointBody, options?: RequestOptions): Promise<WebhookEndpoint> {
-    return this._patch(path`/v1/webhook_endpoints/${id}`, WebhookEndpoint, body, options);
+  update(id: string, body: UpdateWebhookEndpointBody, options?: RequestOptions): ApiPromise<WebhookEndpoint> {
+    return this._patch(path`/v1/webhook_endpoints/${id}`, { schema: WebhookEndpoint }, body, options);
   }
 
   /** `DELETE /v1/webhook_endpoints/{id}`: answers `{ id, deleted: true }`. */
-  delete(id: string, options?: RequestOptions): Promise<DeletedWebhookEndpoint> {
-    return this._delete(path`/v1/webhook_endpoints/${id}`, DeletedWebhookEndpoint, options);
+  delete(id: string, options?: RequestOptions): ApiPromise<DeletedWebhookEndpoint> {
+    return this._delete(path`/v1/webhook_endpoints/${id}`, { schema: DeletedWebhookEndpoint }, options);
   }
 
   /**
    * `POST /v1/webhook_endpoints/{id}/rotate_secret`: a new secret; the old one keeps signing for
    * `grace_period_seconds` (default 24 hours). Destructive: not retried on an unknown code.
    */
-  rotateSecret(id: string, body: RotateWebhookSecretBody = {}, options?: RequestOptions): Promise<RotatedWebhookSecret> {
-    return this._post(path`/v1/webhook_endpoints/${id}/rotate_secret`, RotatedWebhookSecret, body, options, true);
+  rotateSecret(id: string, body: RotateWebhookSecretBody = {}, options?: RequestOptions): ApiPromise<RotatedWebhookSecret> {
+    return this._post(path`/v1/webhook_endpoints/${id}/rotate_secret`, { schema: RotatedWebhookSecret, destructive: true }, body, options);
   }
 
   /** `GET /v1/webhook_endpoints/{id}/deliveries`. Filters: `status`, `event_id`. */
   listDeliveries(id: string, params?: ListWebhookDeliveriesParams, options?: RequestOptions): PagePromise<WebhookDelivery> {
-    return this._list(path`/v1/webhook_endpoints/${id}/deliveries`, DeliveryList, params, options);
+    return this._list(path`/v1/webhook_endpoints/${id}/deliveries`, { schema: DeliveryList }, params, options);
   }
 }

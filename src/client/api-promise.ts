@@ -1,0 +1,82 @@
+/**
+ * What every method returns: a promise of the parsed data that also reaches the raw answer,
+ * in the manner of openai-node's `APIPromise.withResponse()`.
+ * @module
+ */
+
+/** The answer behind a result: what a successful call's HTTP response said, beyond its body. */
+export interface ResponseInfo {
+  /** The HTTP response of the attempt that succeeded. Its body has been read already (`bodyUsed`). */
+  response: Response;
+  /** HTTP status of that response (`200`, `201`, `204`). */
+  status: number;
+  /** Its headers. */
+  headers: Headers;
+  /** Its `x-request-id` header, to quote to support; `null` without one. */
+  requestId: string | null;
+  /** The Idempotency-Key the call sent (mutations only; the same on every attempt). */
+  idempotencyKey: string | undefined;
+  /** `true` when the answer is a replay of a call already made with the same Idempotency-Key (`Idempotent-Replayed: true`). */
+  idempotentReplayed: boolean;
+  /** How many attempts the call took: 1 without a retry. */
+  attempts: number;
+}
+
+/** What {@link ApiPromise.withResponse} resolves to: the parsed data and the answer it came from. */
+export interface WithResponse<T> extends ResponseInfo {
+  /** The parsed data, as awaiting the call would give it. */
+  data: T;
+}
+
+/**
+ * A promise of the parsed data, as any other (`await`, `.then`, `.catch`), plus
+ * {@link withResponse} for the request id, `Idempotent-Replayed`, the status and the headers:
+ *
+ * ```ts
+ * const { data: user, requestId, idempotentReplayed } = await client.users.create(body).withResponse();
+ * ```
+ */
+export class ApiPromise<T> extends Promise<T> {
+  readonly #answer: Promise<WithResponse<T>>;
+  #data: Promise<T> | undefined;
+
+  /** Made by the client: `answer` is the call, resolving to the data and its response. */
+  constructor(answer: Promise<WithResponse<T>>) {
+    // A no-op executor: `then`, `catch` and `finally` below read the answer instead (as openai-node does).
+    super((resolve) => resolve(undefined as T));
+    this.#answer = answer;
+  }
+
+  // `ApiPromise.then` etc. return plain promises; derived promises are not `ApiPromise`s.
+  static override get [Symbol.species](): PromiseConstructor {
+    return Promise;
+  }
+
+  /** The parsed data together with the answer it came from (status, headers, request id, replay flag). */
+  withResponse(): Promise<WithResponse<T>> {
+    return this.#answer;
+  }
+
+  #parsed(): Promise<T> {
+    this.#data ??= this.#answer.then((answer) => answer.data);
+    return this.#data;
+  }
+
+  /** Like `Promise.prototype.then`, on the parsed data. */
+  override then<R1 = T, R2 = never>(
+    onfulfilled?: ((value: T) => R1 | PromiseLike<R1>) | null,
+    onrejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
+  ): Promise<R1 | R2> {
+    return this.#parsed().then(onfulfilled, onrejected);
+  }
+
+  /** Like `Promise.prototype.catch`, on the parsed data. */
+  override catch<R = never>(onrejected?: ((reason: unknown) => R | PromiseLike<R>) | null): Promise<T | R> {
+    return this.#parsed().catch(onrejected);
+  }
+
+  /** Like `Promise.prototype.finally`, on the parsed data. */
+  override finally(onfinally?: (() => void) | null): Promise<T> {
+    return this.#parsed().finally(onfinally);
+  }
+}
