@@ -38,16 +38,18 @@ export interface WithResponse<T> extends ResponseInfo {
  */
 export class ApiPromise<T> extends Promise<T> {
   readonly #answer: Promise<WithResponse<T>>;
-  #data: Promise<T> | undefined;
 
   /** Made by the client: `answer` is the call, resolving to the data and its response. */
   constructor(answer: Promise<WithResponse<T>>) {
-    // A no-op executor: `then`, `catch` and `finally` below read the answer instead (as openai-node does).
+    // A no-op executor: `then` below reads the answer instead (as openai-node does).
     super((resolve) => resolve(undefined as T));
     this.#answer = answer;
   }
 
-  // `ApiPromise.then` etc. return plain promises; derived promises are not `ApiPromise`s.
+  /**
+   * Promises derived by `then`, `catch` and `finally` are plain promises (`catch` and `finally`
+   * call `then`, and build their result with this constructor).
+   */
   static override get [Symbol.species](): PromiseConstructor {
     return Promise;
   }
@@ -57,26 +59,11 @@ export class ApiPromise<T> extends Promise<T> {
     return this.#answer;
   }
 
-  #parsed(): Promise<T> {
-    this.#data ??= this.#answer.then((answer) => answer.data);
-    return this.#data;
-  }
-
   /** Like `Promise.prototype.then`, on the parsed data. */
   override then<R1 = T, R2 = never>(
     onfulfilled?: ((value: T) => R1 | PromiseLike<R1>) | null,
     onrejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
   ): Promise<R1 | R2> {
-    return this.#parsed().then(onfulfilled, onrejected);
-  }
-
-  /** Like `Promise.prototype.catch`, on the parsed data. */
-  override catch<R = never>(onrejected?: ((reason: unknown) => R | PromiseLike<R>) | null): Promise<T | R> {
-    return this.#parsed().catch(onrejected);
-  }
-
-  /** Like `Promise.prototype.finally`, on the parsed data. */
-  override finally(onfinally?: (() => void) | null): Promise<T> {
-    return this.#parsed().finally(onfinally);
+    return this.#answer.then((answer) => answer.data).then(onfulfilled, onrejected);
   }
 }

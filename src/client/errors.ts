@@ -8,7 +8,7 @@
  * @module
  */
 import type { ErrorDetails } from '../models/errors.js';
-import { summarizeIssues, type Issue } from '../models/issues.js';
+import { summarizeIssues } from '../models/issues.js';
 import type { ErrorCode } from './codes.js';
 
 // Symbol.for is shared by every realm of the process, unlike a class identity.
@@ -188,11 +188,8 @@ export class ClientValidationError extends PixUsdtError {
 export class InvalidOptionsError extends PixUsdtError {
   /** The class name, a literal. */
   override readonly name = 'InvalidOptionsError' as const;
-  /** The option at fault (`apiKey`, `baseUrl`, `maxRetries`, ...); `undefined` when the options object itself is missing. */
-  readonly option: string | undefined;
-  constructor(message: string, option?: string) {
+  constructor(message: string) {
     super(message, { code: 'invalid_options' });
-    this.option = option;
   }
 }
 
@@ -228,8 +225,8 @@ export function makeApiError(input: ApiErrorInput): PixUsdtApiError {
   const details = isObject(envelope?.['details']) ? (envelope['details'] as ErrorDetails) : undefined;
   const Class = BY_STATUS[input.status] ?? (input.status >= 500 ? InternalServerError : PixUsdtApiError);
   // The first issues in the message itself: a failing test or an uncaught error shows the cause.
-  const issues = validIssues(details?.issues);
-  const summary = issues.length === 0 ? '' : ` ${summarizeIssues(issues)}`;
+  const issues = details?.issues;
+  const summary = Array.isArray(issues) && issues.length > 0 ? ` ${summarizeIssues(issues)}` : '';
   return new Class(`${code}: ${serverMessage}${summary}`, {
     status: input.status,
     code,
@@ -238,11 +235,6 @@ export function makeApiError(input: ApiErrorInput): PixUsdtApiError {
     idempotencyKey: input.idempotencyKey,
     indeterminate: input.indeterminate,
   });
-}
-
-function validIssues(value: unknown): Issue[] {
-  if (!Array.isArray(value)) return [];
-  return value.filter((i): i is Issue => isObject(i) && typeof i['path'] === 'string' && typeof i['message'] === 'string');
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -4,7 +4,6 @@
  * @module
  */
 import type { ListEnvelope } from '../models/common.js';
-import { describeReceived } from '../models/issues.js';
 import { ApiPromise } from './api-promise.js';
 import { ClientValidationError } from './errors.js';
 
@@ -17,12 +16,6 @@ export interface ToArrayOptions {
   max: number;
 }
 
-function checkMax(options: ToArrayOptions | undefined): number {
-  const max = options?.max;
-  if (typeof max === 'number' && Number.isInteger(max) && max >= 1) return max;
-  const issue = { path: 'max', message: `Expected a positive integer, received ${describeReceived(max)}` };
-  throw new ClientValidationError(`Invalid toArray({ max }): ${issue.message}`, [issue]);
-}
 
 /** Fetches the page that starts at `cursor`. */
 export type PageFetcher<T> = (cursor: string) => Promise<Page<T>>;
@@ -72,14 +65,14 @@ export class Page<T> implements ListEnvelope<T>, AsyncIterable<T> {
    * ```
    */
   async toArray(options: ToArrayOptions): Promise<T[]> {
-    const max = checkMax(options);
-    const items: T[] = [];
-    for await (const page of this.iterPages()) {
-      for (const item of page.data) {
-        items.push(item);
-        if (items.length === max) return items;
-      }
+    const max = options?.max;
+    if (!(Number.isInteger(max) && max >= 1)) {
+      const message = `Expected a positive integer, received ${String(max)}`;
+      throw new ClientValidationError(`Invalid toArray({ max }): ${message}`, [{ path: 'max', message }]);
     }
+    const items: T[] = [];
+    // Leaving the loop ends the iteration: no page past the one that reached max is requested.
+    for await (const item of this) if (items.push(item) >= max) break;
     return items;
   }
 
@@ -102,7 +95,6 @@ export class PagePromise<T> extends ApiPromise<Page<T>> implements AsyncIterable
 
   /** Every item of every page, up to `max`: see {@link Page.toArray}. */
   async toArray(options: ToArrayOptions): Promise<T[]> {
-    checkMax(options);
     return (await this).toArray(options);
   }
 }

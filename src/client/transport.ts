@@ -17,7 +17,7 @@
 import type EventEmitter from 'eventemitter3';
 import type * as z from 'zod/mini';
 import { parseModel, type ListEnvelope } from '../models/common.js';
-import { describeReceived, summarizeIssues } from '../models/issues.js';
+import { summarizeIssues } from '../models/issues.js';
 import { buildQuery } from '../internal/query.js';
 import { uuidv4 } from '../internal/uuid.js';
 import {
@@ -128,7 +128,8 @@ export class Transport {
         if (status >= 200 && status < 300) {
           const data = this.#parse(spec.schema, text, status, headerRequestId, base(attempt));
           const { headers } = response;
-          const idempotentReplayed = headers.get('idempotent-replayed') === 'true';
+          // The reference's spelling of the header (Headers are case-insensitive).
+          const idempotentReplayed = headers.get('Idempotent-Replayed') === 'true';
           return { data, response, status, headers, requestId: headerRequestId, idempotencyKey, idempotentReplayed, attempts: attempt };
         }
         const envelope = parseJson(text);
@@ -185,7 +186,7 @@ export class Transport {
   list<T>(path: string, item: z.ZodMiniType<ListEnvelope<T>>, params: { limit?: number | undefined } | undefined, options: RequestOptions | undefined): PagePromise<T> {
     const limit = params?.limit;
     if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= 100)) {
-      const issue = { path: 'limit', message: `Expected an integer from 1 to 100, received ${describeReceived(limit)}` };
+      const issue = { path: 'limit', message: `Expected an integer from 1 to 100, received ${String(limit)}` };
       return new PagePromise(
         Promise.reject(new ClientValidationError(`Invalid limit: ${issue.message}`, [issue])),
       );

@@ -12,7 +12,7 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { PARSE_OPTIONS, toIssues, type Issue } from './issues.js';
+import { toIssues, type Issue } from './issues.js';
 import { lazy } from './lazy.js';
 
 /** How the client checks what the API returns. */
@@ -56,13 +56,13 @@ export type ParseOutcome<T> =
   | { ok: false; value: unknown; issues: Issue[] };
 
 /**
- * Parses data with a model schema, issues worded by ./issues.ts. Strict mode also refuses enum
- * values this SDK does not know (what a request must do); the other modes accept them.
+ * Parses API data with a model schema. Strict mode also refuses enum values this SDK does
+ * not know; the other modes accept them. Requests go through `parseRequest` (./issues.ts).
  */
 export function parseModel<T>(schema: z.ZodMiniType<T>, data: unknown, strict: boolean): ParseOutcome<T> {
   strictEnums = strict;
   try {
-    const result = schema.safeParse(data, PARSE_OPTIONS);
+    const result = schema.safeParse(data);
     if (result.success) return { ok: true, value: result.data };
     return { ok: false, value: data, issues: toIssues(result.error.issues) };
   } finally {

@@ -4,11 +4,14 @@
  * page limits, the message of a `ValidationError`) and the sandbox (request bodies and queries)
  * both read it, so an issue reads the same wherever it is raised.
  *
+ * Answers checked by the client (`validation: 'warn' | 'strict'`) keep zod's own messages: the
+ * error map costs 0.6 kB gzipped in a browser app, whose budget is 15 kB (docs/decisions.md).
+ *
  * Every message says what was expected and what was received. zod/mini loads no locale (its
  * messages are all `Invalid input`), so {@link issueMessage} is passed to each parse as its
  * error map, never installed with `z.config` (that would change the messages of every other
  * zod schema of the partner's program). A schema's own message (`Expected a UUID`) wins over the
- * map, as zod orders them; {@link toIssues} then adds what was received when the message lacks it.
+ * map, as zod orders them; {@link parseRequest} then adds what was received when the message lacks it.
  * @module
  */
 import type * as z from 'zod/mini';
@@ -21,10 +24,10 @@ export interface Issue {
   message: string;
 }
 
-/** The options every parse of a model or a request passes to zod (`schema.safeParse(value, PARSE_OPTIONS)`). */
+/** The options of a parse that words its issues ({@link parseRequest}): `schema.safeParse(value, PARSE_OPTIONS)`. */
 export const PARSE_OPTIONS = {
   error: (issue: z.core.$ZodRawIssue): string | undefined => issueMessage(issue),
-  // The final issue keeps its input, so that `toIssues` can say what was received after a schema's own message.
+  // The final issue keeps its input, so that `parseRequest` can say what was received after a schema's own message.
   reportInput: true,
 } as const;
 
@@ -114,22 +117,35 @@ export function issueMessage(issue: z.core.$ZodRawIssue): string | undefined {
   }
 }
 
+/** Converts zod issues to the reference's `details.issues` form: a dotted path and the message. */
+export function toIssues(issues: ReadonlyArray<{ path: readonly PropertyKey[]; message: string }>): Issue[] {
+  return issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message }));
+}
+
 // Codes where what was received says something; a custom refinement writes its own message.
 const ADD_RECEIVED = new Set(['invalid_type', 'invalid_value', 'invalid_format', 'too_big', 'too_small', 'not_multiple_of', 'invalid_union']);
 
+/** The outcome of {@link parseRequest}. */
+export type RequestParse<T> = { ok: true; value: T } | { ok: false; issues: Issue[] };
+
 /**
- * Converts zod issues to the reference's `details.issues` form: a dotted path and a message
- * that says what was expected and, when the issue kept its input ({@link PARSE_OPTIONS}),
- * what was received.
+ * Parses a request (a body, a query) as the API does: every issue worded by
+ * {@link issueMessage}, and a schema's own message (`Expected a UUID`) completed with what was
+ * received. The sandbox validates every request with it.
  */
-export function toIssues(issues: ReadonlyArray<{ code?: string; path: readonly PropertyKey[]; message: string; input?: unknown }>): Issue[] {
-  return issues.map((issue) => {
-    let message = issue.message;
-    if ('input' in issue && ADD_RECEIVED.has(issue.code ?? '') && !/\breceived\b/.test(message)) {
-      message = `${message.replace(/\.$/, '')}, received ${describeReceived(issue.input)}`;
-    }
-    return { path: issue.path.map(String).join('.'), message };
-  });
+export function parseRequest<T>(schema: z.ZodMiniType<T>, value: unknown): RequestParse<T> {
+  const result = schema.safeParse(value, PARSE_OPTIONS);
+  if (result.success) return { ok: true, value: result.data };
+  return {
+    ok: false,
+    issues: result.error.issues.map((issue) => {
+      let message = issue.message;
+      if ('input' in issue && ADD_RECEIVED.has(issue.code) && !/\breceived\b/.test(message)) {
+        message = `${message.replace(/\.$/, '')}, received ${describeReceived(issue.input)}`;
+      }
+      return { path: issue.path.map(String).join('.'), message };
+    }),
+  };
 }
 
 /**

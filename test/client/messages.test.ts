@@ -13,7 +13,7 @@ import {
   describeReceived,
   isClientValidationError,
   isValidationError,
-  parseModel,
+  parseRequest,
   summarizeIssues,
   type PixUsdtError,
 } from '../../src/index.js';
@@ -122,14 +122,14 @@ describe('through the client: the message carries the first issues', () => {
     const { client } = setup();
     const error = await failure(client.users.list({ limit: 500 }));
     expect(isClientValidationError(error)).toBe(true);
-    expect(error.message).toBe('Invalid limit: Expected an integer from 1 to 100, received the number 500');
-    expect(error.details?.issues).toEqual([{ path: 'limit', message: 'Expected an integer from 1 to 100, received the number 500' }]);
+    expect(error.message).toBe('Invalid limit: Expected an integer from 1 to 100, received 500');
+    expect(error.details?.issues).toEqual([{ path: 'limit', message: 'Expected an integer from 1 to 100, received 500' }]);
   });
 });
 
 describe('the formatter', () => {
   const issuesOf = (schema: z.ZodMiniType, value: unknown) => {
-    const outcome = parseModel(schema, value, true);
+    const outcome = parseRequest(schema, value);
     if (outcome.ok) throw new Error('expected issues');
     return outcome.issues.map((i) => i.message);
   };

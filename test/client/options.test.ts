@@ -70,14 +70,15 @@ describe('apiKey', () => {
     'refuses %j',
     (apiKey) => {
       const error = refused({ apiKey } as unknown as ConstructorParameters<typeof PixUsdt>[0]);
-      expect(error).toMatchObject({ name: 'InvalidOptionsError', code: 'invalid_options', option: 'apiKey' });
+      expect(error).toMatchObject({ name: 'InvalidOptionsError', code: 'invalid_options' });
+      expect((error as Error).message).toContain('apiKey');
     },
   );
 
   it('a missing key: the message says what to pass, with no made-up key in it', () => {
     const error = refused({} as ConstructorParameters<typeof PixUsdt>[0]) as Error;
     expect(error.message).toBe(
-      'Missing apiKey: pass new PixUsdt({ apiKey }), where an API key is "sk_test_" (sandbox) or "sk_live_" (production) followed by 32 letters and digits.',
+      'Missing apiKey: pass new PixUsdt({ apiKey }), where an API key is "sk_test_" (sandbox) or "sk_live_" (production) and 32 letters or digits.',
     );
     expect(error.message).not.toContain('[redacted]');
   });
@@ -86,11 +87,9 @@ describe('apiKey', () => {
     const error = refused({ apiKey: 'sk_test_abc' }) as Error;
     expect(isInvalidOptionsError(error)).toBe(true);
     expect(error.message).toBe(
-      'Malformed apiKey: an API key is "sk_test_" (sandbox) or "sk_live_" (production) followed by 32 letters and digits; this one has 3 characters after the prefix (the key is not shown).',
+      'Malformed apiKey: an API key is "sk_test_" (sandbox) or "sk_live_" (production) and 32 letters or digits (the key is not shown).',
     );
     expect(`${error.message} ${JSON.stringify(error)}`).not.toContain('abc');
-    expect((refused({ apiKey: 'pk_test_x' }) as Error).message).toContain('this one has neither prefix');
-    expect((refused({ apiKey: `sk_test_${'a'.repeat(31)}-` }) as Error).message).toContain('other characters after the prefix');
   });
 
   it('accepts the shape the sandbox issues', async () => {

@@ -11,7 +11,7 @@ import type {
   PixUsdt} from '../../src/index.js';
 import {
   CreateQuoteBody,
-  parseModel,
+  parseRequest,
   type QuoteAmount,
 } from '../../src/index.js';
 
@@ -75,9 +75,9 @@ describe('CreateQuoteBody: exactly one amount', () => {
   });
 
   it('at run time, the schema refuses both and neither', () => {
-    for (const body of accepted) expect(parseModel(CreateQuoteBody, body, true).ok).toBe(true);
+    for (const body of accepted) expect(parseRequest(CreateQuoteBody, body).ok).toBe(true);
     for (const body of [onrampBoth, onrampNeither, offrampBoth, offrampNeither]) {
-      const outcome = parseModel(CreateQuoteBody, body, true);
+      const outcome = parseRequest(CreateQuoteBody, body);
       expect(outcome.ok).toBe(false);
       if (!outcome.ok) expect(outcome.issues[0]).toMatchObject({ path: 'source_amount', message: expect.stringMatching(/^Expected exactly one of source_amount and target_amount, received (both|neither)$/) });
     }

@@ -4,7 +4,7 @@
  * idempotency and execute wrap the rest. Plugins insert theirs by name (src/sandbox/http/app.ts).
  * @module
  */
-import { parseModel } from '../../models/index.js';
+import { parseRequest } from '../../models/index.js';
 import { ApiError } from '../core/errors.js';
 import type { KeyRec, TenantState } from '../core/state.js';
 import type { AppCall, Check, NamedStage, Stage } from './call.js';
@@ -94,7 +94,7 @@ const NUMERIC_QUERY = new Set(['limit']);
 
 function validate<T>(schema: RouteDef['body'], value: unknown, prefix: string): T {
   if (!schema) return value as T;
-  const result = parseModel(schema, value, true);
+  const result = parseRequest(schema, value);
   if (result.ok) return result.value as T;
   const issues = result.issues.map((i) => ({ ...i, path: prefix && i.path ? `${prefix}.${i.path}` : i.path || prefix }));
   throw new ApiError('validation_error', 'The request is invalid.', { issues });
