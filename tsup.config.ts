@@ -1,6 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { defineConfig, type Options } from 'tsup';
+import { defineConfig } from 'tsup';
 
 const entry = {
   index: 'src/index.ts',
@@ -8,40 +6,6 @@ const entry = {
   sandbox: 'src/sandbox/index.ts',
   'sandbox-msw': 'src/sandbox/msw.ts',
   pix: 'src/pix/index.ts',
-};
-
-// uuid's web build tests `globalThis.crypto` when it loads (native.js), and on Node the first
-// read of that global loads the WebCrypto implementation and the streams it needs (about 4 ms of
-// the cold start). This plugin makes the same test on the first UUID instead. It refuses to build
-// if uuid's file is not the one it replaces, so that a uuid update is looked at, not overridden.
-const UUID_NATIVE = /[\\/]uuid[\\/]dist[\\/]esm-browser[\\/]native\.js$/;
-const UUID_NATIVE_SOURCE = `const randomUUID = typeof crypto !== 'undefined' && crypto.randomUUID && crypto.randomUUID.bind(crypto);
-export default { randomUUID };
-`;
-const lazyUuidNative: NonNullable<Options['esbuildPlugins']>[number] = {
-  name: 'lazy-uuid-native',
-  setup(build) {
-    let replaced = false;
-    build.onLoad({ filter: UUID_NATIVE }, (args) => {
-      if (readFileSync(args.path, 'utf8') !== UUID_NATIVE_SOURCE) {
-        return { errors: [{ text: `${args.path} is not the file tsup.config.ts replaces: review lazyUuidNative` }] };
-      }
-      replaced = true;
-      return {
-        loader: 'js',
-        contents: `let randomUUID;
-export default {
-  get randomUUID() {
-    return (randomUUID ??= typeof crypto !== 'undefined' && crypto.randomUUID && crypto.randomUUID.bind(crypto));
-  },
-};
-`,
-      };
-    });
-    build.onEnd((result) => {
-      if (result.errors.length === 0 && !replaced) throw new Error(`uuid's native.js was not bundled: review lazyUuidNative`);
-    });
-  },
 };
 
 export default defineConfig([
@@ -69,13 +33,8 @@ export default defineConfig([
     platform: 'node',
     target: 'node20',
     sourcemap: true,
-    noExternal: [/^zod/, 'uuid', 'eventemitter3'],
-    // uuid's Node build imports node:crypto at load (about 5 ms); its web build uses the
-    // `globalThis.crypto` that Node 20 has, read on first use (lazyUuidNative above).
-    esbuildOptions(options) {
-      options.alias = { uuid: fileURLToPath(new URL('./node_modules/uuid/dist/esm-browser/index.js', import.meta.url)) };
-    },
-    esbuildPlugins: [lazyUuidNative],
+    // Idempotency-Keys come from WebCrypto, read on first use (src/internal/uuid.ts): the client has no uuid.
+    noExternal: [/^zod/, 'eventemitter3'],
   },
   {
     entry: { cli: 'src/server/cli.ts' },

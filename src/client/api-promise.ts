@@ -6,12 +6,8 @@
 
 /** The answer behind a result: what a successful call's HTTP response said, beyond its body. */
 export interface ResponseInfo {
-  /** The HTTP response of the attempt that succeeded. Its body has been read already (`bodyUsed`). */
+  /** The HTTP response of the attempt that succeeded: `response.status`, `response.headers`. Its body has been read already (`bodyUsed`). */
   response: Response;
-  /** HTTP status of that response (`200`, `201`, `204`). */
-  status: number;
-  /** Its headers. */
-  headers: Headers;
   /** Its `x-request-id` header, to quote to support; `null` without one. */
   requestId: string | null;
   /** The Idempotency-Key the call sent (mutations only; the same on every attempt). */
@@ -30,7 +26,7 @@ export interface WithResponse<T> extends ResponseInfo {
 
 /**
  * A promise of the parsed data, as any other (`await`, `.then`, `.catch`), plus
- * {@link withResponse} for the request id, `Idempotent-Replayed`, the status and the headers:
+ * {@link withResponse} for the request id, `Idempotent-Replayed`, the status and the headers (`response`):
  *
  * ```ts
  * const { data: user, requestId, idempotentReplayed } = await client.users.create(body).withResponse();
@@ -54,7 +50,7 @@ export class ApiPromise<T> extends Promise<T> {
     return Promise;
   }
 
-  /** The parsed data together with the answer it came from (status, headers, request id, replay flag). */
+  /** The parsed data together with the answer it came from (`response`, request id, replay flag, attempts). */
   withResponse(): Promise<WithResponse<T>> {
     return this.#answer;
   }

@@ -184,6 +184,15 @@ export class ClientValidationError extends PixUsdtError {
     super(message, { code: 'validation_error', details: { issues } });
   }
 }
+/**
+ * A {@link ClientValidationError} for one argument: `Invalid <path>: Expected <expected>, received <received>`,
+ * with the same issue in `details.issues`.
+ */
+export function invalidArgument(path: string, expected: string, received: string): ClientValidationError {
+  const message = `Expected ${expected}, received ${received}`;
+  return new ClientValidationError(`Invalid ${path}: ${message}`, [{ path, message }]);
+}
+
 /** The client options are invalid (missing or malformed `apiKey`, a non-https `baseUrl`, ...). */
 export class InvalidOptionsError extends PixUsdtError {
   /** The class name, a literal. */

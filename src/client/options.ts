@@ -77,7 +77,7 @@ export const DEFAULT_OPTIONS = {
 } as const satisfies Partial<NormalizedOptions>;
 
 // Written so that the redaction of errors (`sk_test_` + anything) leaves it readable.
-const KEY_SHAPE = 'an API key is "sk_test_" (sandbox) or "sk_live_" (production) and 32 letters or digits';
+const KEY_SHAPE = 'a key is "sk_test_" (sandbox) or "sk_live_" and 32 letters or digits';
 const VALIDATION_MODES: readonly string[] = ['strict', 'warn', 'off'];
 
 function isBrowser(): boolean {

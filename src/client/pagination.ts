@@ -5,7 +5,7 @@
  */
 import type { ListEnvelope } from '../models/common.js';
 import { ApiPromise } from './api-promise.js';
-import { ClientValidationError } from './errors.js';
+import { invalidArgument, type ClientValidationError } from './errors.js';
 
 /** Options of `toArray`. */
 export interface ToArrayOptions {
@@ -66,10 +66,7 @@ export class Page<T> implements ListEnvelope<T>, AsyncIterable<T> {
    */
   async toArray(options: ToArrayOptions): Promise<T[]> {
     const max = options?.max;
-    if (!(Number.isInteger(max) && max >= 1)) {
-      const message = `Expected a positive integer, received ${String(max)}`;
-      throw new ClientValidationError(`Invalid toArray({ max }): ${message}`, [{ path: 'max', message }]);
-    }
+    if (!(Number.isInteger(max) && max >= 1)) throw invalidArgument('max', 'a positive integer', String(max));
     const items: T[] = [];
     // Leaving the loop ends the iteration: no page past the one that reached max is requested.
     for await (const item of this) if (items.push(item) >= max) break;

@@ -22,10 +22,10 @@ import { buildQuery } from '../internal/query.js';
 import { uuidv4 } from '../internal/uuid.js';
 import {
   AbortError,
-  ClientValidationError,
   ConnectionError,
   ResponseValidationError,
   TimeoutError,
+  invalidArgument,
   makeApiError,
   type PixUsdtError,
 } from './errors.js';
@@ -127,10 +127,9 @@ export class Transport {
         if (events.listenerCount('response') > 0) events.emit('response', { ...base(attempt), status, requestId: headerRequestId });
         if (status >= 200 && status < 300) {
           const data = this.#parse(spec.schema, text, status, headerRequestId, base(attempt));
-          const { headers } = response;
           // The reference's spelling of the header (Headers are case-insensitive).
-          const idempotentReplayed = headers.get('Idempotent-Replayed') === 'true';
-          return { data, response, status, headers, requestId: headerRequestId, idempotencyKey, idempotentReplayed, attempts: attempt };
+          const idempotentReplayed = response.headers.get('Idempotent-Replayed') === 'true';
+          return { data, response, requestId: headerRequestId, idempotencyKey, idempotentReplayed, attempts: attempt };
         }
         const envelope = parseJson(text);
         const code = typeof envelope?.['code'] === 'string' ? envelope['code'] : undefined;
@@ -186,10 +185,7 @@ export class Transport {
   list<T>(path: string, item: z.ZodMiniType<ListEnvelope<T>>, params: { limit?: number | undefined } | undefined, options: RequestOptions | undefined): PagePromise<T> {
     const limit = params?.limit;
     if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= 100)) {
-      const issue = { path: 'limit', message: `Expected an integer from 1 to 100, received ${String(limit)}` };
-      return new PagePromise(
-        Promise.reject(new ClientValidationError(`Invalid limit: ${issue.message}`, [issue])),
-      );
+      return new PagePromise(Promise.reject(invalidArgument('limit', 'an integer from 1 to 100', String(limit))));
     }
     const fetchPage = async (cursor: string | undefined): Promise<WithResponse<Page<T>>> => {
       const query = cursor === undefined ? params : { ...params, cursor };

@@ -2,7 +2,7 @@
  * The `path` template tag: every interpolated value is percent-encoded as one path segment,
  * so an id can never add a segment, a query or a fragment to the URL.
  */
-import { ClientValidationError } from '../client/errors.js';
+import { invalidArgument } from '../client/errors.js';
 
 export function path(strings: TemplateStringsArray, ...params: string[]): string {
   let out = strings[0] ?? '';
@@ -11,9 +11,7 @@ export function path(strings: TemplateStringsArray, ...params: string[]): string
     // '' would turn `/v1/users/{id}` into the listing; '.' and '..' are dot segments that URL
     // parsers resolve even when percent-encoded. None of them is an id.
     if (typeof value !== 'string' || value === '' || value === '.' || value === '..') {
-      throw new ClientValidationError(`Invalid path parameter: expected a non-empty id, got ${JSON.stringify(value)}`, [
-        { path: `params.${i}`, message: 'Expected a non-empty id' },
-      ]);
+      throw invalidArgument(`params.${i}`, 'a non-empty id', String(JSON.stringify(value)));
     }
     out += encodeURIComponent(value) + (strings[i + 1] ?? '');
   }

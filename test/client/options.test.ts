@@ -78,7 +78,7 @@ describe('apiKey', () => {
   it('a missing key: the message says what to pass, with no made-up key in it', () => {
     const error = refused({} as ConstructorParameters<typeof PixUsdt>[0]) as Error;
     expect(error.message).toBe(
-      'Missing apiKey: pass new PixUsdt({ apiKey }), where an API key is "sk_test_" (sandbox) or "sk_live_" (production) and 32 letters or digits.',
+      'Missing apiKey: pass new PixUsdt({ apiKey }), where a key is "sk_test_" (sandbox) or "sk_live_" and 32 letters or digits.',
     );
     expect(error.message).not.toContain('[redacted]');
   });
@@ -87,7 +87,7 @@ describe('apiKey', () => {
     const error = refused({ apiKey: 'sk_test_abc' }) as Error;
     expect(isInvalidOptionsError(error)).toBe(true);
     expect(error.message).toBe(
-      'Malformed apiKey: an API key is "sk_test_" (sandbox) or "sk_live_" (production) and 32 letters or digits (the key is not shown).',
+      'Malformed apiKey: a key is "sk_test_" (sandbox) or "sk_live_" and 32 letters or digits (the key is not shown).',
     );
     expect(`${error.message} ${JSON.stringify(error)}`).not.toContain('abc');
   });

@@ -45,7 +45,7 @@ describe('error catalog conformance', () => {
     expectError(await raw(sb, 'PUT', '/v1/users'), 'not_found');
     const invalid = await raw(sb, 'GET', '/v1/users/not-a-uuid');
     expectError(invalid, 'validation_error');
-    expect(invalid.body.details.issues).toEqual([{ path: 'id', message: 'Expected a UUID' }]);
+    expect(invalid.body.details.issues).toEqual([{ path: 'id', message: 'Expected a UUID, received "not-a-uuid"' }]);
     expectError(await raw(sb, 'POST', '/v1/users', undefined, { rawBody: '{"name": ' }), 'invalid_json');
     expectError(await raw(sb, 'POST', '/v1/users', {}, { idempotencyKey: null }), 'idempotency_key_required');
     expectError(await raw(sb, 'GET', '/v1/users?cursor=abc'), 'invalid_cursor');
