@@ -36,7 +36,15 @@ export interface ClientOptions {
   validation?: ValidationMode | undefined;
   /** Allows a `sk_live_` key in a browser, where any visitor can read it. Off by default. */
   dangerouslyAllowBrowser?: boolean | undefined;
-  /** Waits between attempts; injectable for tests. Must reject when `signal` aborts. */
+  /**
+   * Every backoff wait between attempts goes through it (default: real timers). Resolve after
+   * `ms` of your clock, and reject when `signal` aborts. Wire it to a virtual clock (with `now`)
+   * so that tests of retries take no wall time:
+   *
+   * ```ts
+   * new PixUsdt({ apiKey, fetch, now: () => clock.now(), sleep: async (ms) => clock.advance(ms) });
+   * ```
+   */
   sleep?: ((ms: number, signal?: AbortSignal) => Promise<void>) | undefined;
   /** The clock (ms since the epoch) for deadlines, elapsed times and Retry-After dates; injectable for tests. */
   now?: (() => number) | undefined;
