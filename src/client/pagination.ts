@@ -5,7 +5,7 @@
  */
 import type { ListEnvelope } from '../models/common.js';
 import { ApiPromise } from './api-promise.js';
-import { invalidArgument, type ClientValidationError } from './errors.js';
+import { invalidArgument } from './errors.js';
 
 /** Options of `toArray`. */
 export interface ToArrayOptions {
@@ -58,7 +58,7 @@ export class Page<T> implements ListEnvelope<T>, AsyncIterable<T> {
   /**
    * The items of this page and of the later ones, in order, up to `max`: collecting stops at
    * `max` items, and no page is requested past the one that reached it. Fewer than `max` items
-   * means the listing ended. Throws {@link ClientValidationError} for a `max` that is not a positive integer.
+   * means the listing ended. Throws `ClientValidationError` for a `max` that is not a positive integer.
    *
    * ```ts
    * const users = await client.users.list({ kyc_status: 'approved' }).toArray({ max: 500 });
