@@ -26,8 +26,9 @@ export interface Issue {
 
 /** The options of a parse that words its issues ({@link parseRequest}): `schema.safeParse(value, PARSE_OPTIONS)`. */
 export const PARSE_OPTIONS = {
+  /** The error map: {@link issueMessage}. */
   error: (issue: z.core.$ZodRawIssue): string | undefined => issueMessage(issue),
-  // The final issue keeps its input, so that `parseRequest` can say what was received after a schema's own message.
+  /** The final issue keeps its input, so that `parseRequest` can say what was received after a schema's own message. */
   reportInput: true,
 } as const;
 
