@@ -52,7 +52,7 @@ export default defineConfig([
     format: ['esm', 'cjs'],
     dts: true,
     clean: true,
-    sourcemap: true,
+    sourcemap: false,
     target: 'es2022',
     platform: 'neutral',
     external: ['msw', 'zod', 'uuid', 'eventemitter3', 'big.js', 'uqr'],
@@ -68,7 +68,7 @@ export default defineConfig([
     format: ['esm'],
     platform: 'node',
     target: 'node20',
-    sourcemap: true,
+    sourcemap: false,
     noExternal: [/^zod/, 'uuid', 'eventemitter3'],
     // uuid's Node build imports node:crypto at load (about 5 ms); its web build uses the
     // `globalThis.crypto` that Node 20 has, read on first use (lazyUuidNative above).
@@ -82,7 +82,7 @@ export default defineConfig([
     format: ['esm'],
     platform: 'node',
     target: 'node20',
-    sourcemap: true,
+    sourcemap: false,
     noExternal: [/^zod/, 'uuid', 'eventemitter3', 'big.js'],
     banner: { js: '#!/usr/bin/env node' },
   },
