@@ -11,7 +11,8 @@
 # The fuzzing campaigns (test/fuzz/http-*.fuzz.test.ts) are left out: they test the engine's
 # logic, not the runtime, and cost a minute each; the fixed fuzz corpus still runs. So is the
 # packed-tarball consumer (test/package/consumer.test.ts): a minute of TypeScript compiling the
-# same code whatever the Node; scripts/runtimes.ts imports the package on each major instead. The bundle test needs `dist/` (run `npm run build` first, as `npm test` does).
+# same code whatever the Node; scripts/runtimes.ts imports the package on each major instead.
+# The bundle test needs `dist/` (run `npm run build` first, as `npm test` does).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
