@@ -2,8 +2,8 @@
  * Webhook verification where only WebCrypto exists (issue 4: "far faster than Stripe's WebCrypto
  * path where only WebCrypto exists"): the built `pix-usdt/webhooks` and Stripe's browser build
  * (its `worker` export, what Workers, Deno and Bun load) verify the same 1 kB delivery inside
- * Debian's Chromium, driven by playwright-core. A bare `crypto.subtle.sign` with the key imported
- * once is measured beside them, as a reference. Rounds interleave the cases in a rotating order;
+ * Chromium (the one test/support/browser.ts picks: CHROMIUM_PATH, Debian's, else npm's), driven
+ * by playwright-core. A bare `crypto.subtle.sign` with the key imported once is measured beside them, as a reference. Rounds interleave the cases in a rotating order;
  * each ratio is taken within a round and the median round counts (as bench/webhooks.ts).
  *
  * Run: `npm run build && node --import tsx bench/webhooks-browser.ts`; or call `run()`.
@@ -13,9 +13,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
-import { chromium } from 'playwright-core';
+import { launchChromium } from '../test/support/browser.js';
 
-const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 const root = new URL('../', import.meta.url).pathname;
 
 /** What {@link run} returns. */
@@ -83,7 +82,6 @@ globalThis.__ready = true;
 
 /** Runs the cases in Chromium (20 rounds of `roundMs` per case) and returns the figures. */
 export async function run(options: { rounds?: number; roundMs?: number } = {}): Promise<BrowserWebhooksBench> {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium is not installed at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)`);
   if (!existsSync(`${root}dist/webhooks.js`)) throw new Error('dist/ is missing: run npm run build first');
   const bundle = await build({
     stdin: { contents: PAGE, resolveDir: root, loader: 'js' },
@@ -102,7 +100,7 @@ export async function run(options: { rounds?: number; roundMs?: number } = {}): 
     else res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><meta charset="utf-8"><script type="module" src="/page.js"></script>');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update'] });
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage();
     const errors: string[] = [];

@@ -2,7 +2,7 @@
  * The `PixUsdt` client: options, events and the resources.
  * @module
  */
-import EventEmitter from 'eventemitter3';
+import { EventEmitter } from 'eventemitter3';
 import { ApiKeys } from '../resources/api-keys.js';
 import { Conversions } from '../resources/conversions.js';
 import { Quotes } from '../resources/quotes.js';

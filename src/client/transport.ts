@@ -14,7 +14,7 @@
  * as the request itself. The caller's own signal, when given, is passed to `fetch` as it is.
  * @module
  */
-import type EventEmitter from 'eventemitter3';
+import type { EventEmitter } from 'eventemitter3';
 import type * as z from 'zod/mini';
 import { parseModel, type ListEnvelope } from '../models/common.js';
 import { summarizeIssues } from '../models/issues.js';

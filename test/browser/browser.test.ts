@@ -1,6 +1,8 @@
-// A real browser: Debian's Chromium driven by playwright-core loads the built ESM bundle and runs
-// a conversion against the in-page sandbox plus a WebCrypto webhook verification. `.ci/run`
-// installs Chromium where it is missing; without it this test fails loudly rather than pass.
+// A real browser: Chromium driven by playwright-core loads the built ESM bundle and runs a
+// conversion against the in-page sandbox plus a WebCrypto webhook verification. The browser is
+// the one test/support/browser.ts picks: CHROMIUM_PATH, Debian's, else the one npm installed
+// (@sparticuz/chromium), so it runs on a machine with only Node and npm; if none can start, the
+// test fails loudly rather than pass.
 import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,0 +1,47 @@
+// `npm pack` of this repository, as npm would deliver it to a partner: the tarball, its file list
+// and sizes, and the packed package.json. Used by the tarball and consumer tests (dist/ must be
+// built first, as `npm test` does).
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const root = new URL('../../', import.meta.url).pathname;
+
+export interface Packed {
+  tarball: string;
+  files: Array<{ path: string; size: number }>;
+  /** Bytes of the .tgz a partner downloads. */
+  size: number;
+  /** Bytes on disk once installed. */
+  unpackedSize: number;
+  manifest: { name: string; exports: Record<string, unknown>; dependencies?: Record<string, string>; peerDependencies?: Record<string, string>; bin?: Record<string, string> };
+}
+
+export function pack(): Packed {
+  if (!existsSync(join(root, 'dist/index.js'))) throw new Error('dist/ is missing: run npm run build first.');
+  const dir = mkdtempSync(join(tmpdir(), 'pix-usdt-pack-'));
+  const out = execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const [info] = JSON.parse(out) as Array<{ filename: string; size: number; unpackedSize: number; files: Array<{ path: string; size: number }> }>;
+  return {
+    tarball: join(dir, info!.filename),
+    files: info!.files,
+    size: info!.size,
+    unpackedSize: info!.unpackedSize,
+    manifest: JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Packed['manifest'],
+  };
+}
+
+/** Every file an `exports` entry (or its conditions) points at, e.g. `./dist/index.js`. */
+export function exportTargets(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (value && typeof value === 'object') return Object.values(value).flatMap(exportTargets);
+  return [];
+}
+
+/** The import specifiers of the package's entries: `pix-usdt`, `pix-usdt/webhooks`, ... */
+export function entrySpecifiers(manifest: Packed['manifest']): string[] {
+  return Object.keys(manifest.exports)
+    .filter((key) => key !== './package.json')
+    .map((key) => (key === '.' ? manifest.name : `${manifest.name}/${key.slice(2)}`));
+}

@@ -1,0 +1,44 @@
+// The package as npm delivers it (issue 10): what `npm pack` puts in the tarball, checked against
+// package.json (every `exports` target and the bin are in it, nothing else is), and its size
+// against a budget (docs/decisions.md, "Packaging": no source maps, docs read on the repository).
+import { describe, expect, it } from 'vitest';
+import { exportTargets, pack } from './pack.js';
+
+const packed = pack();
+const paths = packed.files.map((f) => f.path);
+
+// Unpacked bytes. 3.6 MB with source maps; about 1.15 MB without. Headroom for growth, not for
+// the maps to come back (they alone were 2.5 MB).
+const UNPACKED_BUDGET = 1_600_000;
+const TARBALL_BUDGET = 400_000;
+
+describe('the packed tarball', () => {
+  it('holds every file package.json points at (exports, main, module, types, bin)', () => {
+    const targets = [
+      ...exportTargets(packed.manifest.exports),
+      ...Object.values(packed.manifest.bin ?? {}),
+      ...(['main', 'module', 'types'] as const).flatMap((k) => (packed.manifest as unknown as Record<string, string | undefined>)[k] ?? []),
+    ].map((t) => t.replace(/^\.\//, ''));
+    expect(targets.length).toBeGreaterThan(4);
+    for (const target of targets) expect(paths, target).toContain(target);
+  });
+
+  it('holds only the built code, its typings and the package texts', () => {
+    const allowed = /^(package\.json|README\.md|CHANGELOG\.md|LICENSE(\.md)?|dist\/.+\.(js|cjs|d\.ts|d\.cts))$/;
+    expect(paths.filter((p) => !allowed.test(p))).toEqual([]);
+    // No source maps (the largest files, which served nobody), no sources, no tests.
+    expect(paths.some((p) => p.endsWith('.map'))).toBe(false);
+  });
+
+  it(`stays under ${UNPACKED_BUDGET / 1e6} MB unpacked and ${TARBALL_BUDGET / 1e3} kB downloaded`, () => {
+    expect(packed.unpackedSize).toBeLessThan(UNPACKED_BUDGET);
+    expect(packed.size).toBeLessThan(TARBALL_BUDGET);
+  });
+
+  it('tells npm where the repository, its issues and its docs are', () => {
+    const manifest = packed.manifest as unknown as { repository?: { url?: string }; homepage?: string; bugs?: { url?: string } };
+    expect(manifest.repository?.url).toMatch(/^git\+https:\/\/github\.com\/.+\.git$/);
+    expect(manifest.homepage).toMatch(/^https:\/\//);
+    expect(manifest.bugs?.url).toMatch(/^https:\/\/.+\/issues$/);
+  });
+});
