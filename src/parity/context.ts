@@ -266,3 +266,19 @@ export class ScenarioContext {
 function show(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value) ?? 'undefined';
 }
+
+/** One conformance scenario: a short script over the public client. */
+export interface Scenario {
+  /** Stable id, `area.name`. */
+  id: string;
+  /** One line. */
+  title: string;
+  /** What the reference promises, in words (shown in the report). */
+  promises: string;
+  /** Only with a webhook receiver URL. */
+  needsReceiver?: boolean;
+  /** Only when `exerciseRateLimit` is set. */
+  needsRateLimit?: boolean;
+  /** The script. */
+  run(ctx: ScenarioContext): Promise<void>;
+}

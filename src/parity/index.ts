@@ -16,7 +16,7 @@
 export { runConformance, selectScenarios, ConformanceOptionsError } from './runner.js';
 export { formatTable, formatJson, formatJunit } from './report.js';
 export { SCENARIOS } from './scenarios/index.js';
-export { ScenarioContext, ScenarioStop, cpfFrom, cnpjFrom, type Observed } from './context.js';
+export { ScenarioContext, ScenarioStop, cpfFrom, cnpjFrom, type Observed, type Scenario } from './context.js';
 export { pacedFetch } from './pacing.js';
 export {
   recordingFetch,
@@ -57,5 +57,4 @@ export type {
   ConformanceOptions,
   ReceivedWebhook,
   PacingOptions,
-  Scenario,
 } from './types.js';

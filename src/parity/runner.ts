@@ -4,11 +4,11 @@
  * @module
  */
 import type { FetchLike } from '../index.js';
-import { ScenarioContext, ScenarioStop, type Observed } from './context.js';
+import { ScenarioContext, ScenarioStop, type Observed, type Scenario } from './context.js';
 import { pacedFetch } from './pacing.js';
 import { DEFAULT_PIX_FIXTURES } from './reference.js';
 import { SCENARIOS } from './scenarios/index.js';
-import type { ConformanceOptions, ConformanceReport, Scenario, ScenarioResult, Verdict } from './types.js';
+import type { ConformanceOptions, ConformanceReport, ScenarioResult, Verdict } from './types.js';
 
 /** Thrown before any request when the options are unsafe or invalid (a live key, a bad URL). */
 export class ConformanceOptionsError extends Error {

@@ -4,7 +4,6 @@
  */
 import type { FetchLike } from '../index.js';
 import type { PixFixtures } from './reference.js';
-import type { ScenarioContext } from './context.js';
 
 /**
  * How much a check counts.
@@ -119,20 +118,4 @@ export interface ConformanceOptions {
   exerciseRateLimit?: boolean;
   /** How long to wait for webhook deliveries, in ms (default 30,000). */
   webhookWaitMs?: number;
-}
-
-/** One conformance scenario: a short script over the public client. */
-export interface Scenario {
-  /** Stable id, `area.name`. */
-  id: string;
-  /** One line. */
-  title: string;
-  /** What the reference promises, in words (shown in the report). */
-  promises: string;
-  /** Only with a webhook receiver URL. */
-  needsReceiver?: boolean;
-  /** Only when `exerciseRateLimit` is set. */
-  needsRateLimit?: boolean;
-  /** The script. */
-  run(ctx: ScenarioContext): Promise<void>;
 }

@@ -1,5 +1,5 @@
 /** The scenario library, in run order (the rate-limit burst last: it leaves the quote budget spent). */
-import type { Scenario } from '../types.js';
+import type { Scenario } from '../context.js';
 import { LIFECYCLE_SCENARIOS } from './lifecycle.js';
 import { PROTOCOL_SCENARIOS } from './protocol.js';
 import { QUOTE_SCENARIOS } from './quotes.js';

@@ -4,7 +4,7 @@
  */
 import Big from 'big.js';
 import { FAIL_HELPER_REASONS, WALLET_FIELDS } from '../reference.js';
-import type { Scenario } from '../types.js';
+import type { Scenario } from '../context.js';
 import { newConversion } from './bodies.js';
 
 /** Conversion lifecycle scenarios. */

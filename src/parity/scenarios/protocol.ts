@@ -5,7 +5,7 @@
  */
 import { CATALOG_STATUS } from '../reference.js';
 import type { ScenarioContext } from '../context.js';
-import type { Scenario } from '../types.js';
+import type { Scenario } from '../context.js';
 import { offramp } from './bodies.js';
 
 async function expectRawError(ctx: ScenarioContext, name: string, answer: Promise<Awaited<ReturnType<ScenarioContext['raw']>>>, codes: readonly string[]): Promise<void> {

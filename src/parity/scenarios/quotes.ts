@@ -5,7 +5,7 @@
 import { cnpjFrom } from '../context.js';
 import { CONVERSION_FIELDS, PIX_EVP_NOT_FOUND, PIX_EVP_RESOLVES, QUOTE_FIELDS } from '../reference.js';
 import type { PixKeyType } from '../../index.js';
-import type { Scenario } from '../types.js';
+import type { Scenario } from '../context.js';
 import { newConversion, offramp, onramp } from './bodies.js';
 
 /** Quote scenarios. */

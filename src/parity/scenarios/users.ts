@@ -3,7 +3,7 @@
  * @module
  */
 import { KYC_STATUSES, KYC_VIEW_FIELDS, USER_FIELDS } from '../reference.js';
-import type { Scenario } from '../types.js';
+import type { Scenario } from '../context.js';
 
 const MISSING_ID = '00000000-0000-4000-8000-000000000000';
 

@@ -4,7 +4,8 @@
  */
 import { verifySignature } from '../../webhooks/index.js';
 import { WEBHOOK_ENDPOINT_FIELDS } from '../reference.js';
-import type { ReceivedWebhook, Scenario } from '../types.js';
+import type { ReceivedWebhook } from '../types.js';
+import type { Scenario } from '../context.js';
 import { newConversion } from './bodies.js';
 
 function header(headers: Record<string, string>, pattern: RegExp): [string, string] | undefined {
