@@ -25,6 +25,26 @@ export function redactSecrets(text: string): string {
   return text.replace(SECRET, '$1[redacted]');
 }
 
+const KEY = /\b(sk_(?:test|live)_)(?!\[redacted)([^\s"'`<>,;()[\]{}\\]+)/g;
+
+/**
+ * Replaces API keys by `sk_test_[redacted:N]`, one number per distinct key (so a replay can
+ * tell the caller's key from the wrong ones a test sent), then webhook secrets by `whsec_[redacted]`.
+ */
+export function redactKeys(text: string, seen: Map<string, number>): string {
+  return redactSecrets(text.replace(KEY, (_m, prefix: string, rest: string) => {
+    let n = seen.get(rest);
+    if (n === undefined) {
+      n = seen.size + 1;
+      seen.set(rest, n);
+    }
+    return `${prefix}[redacted:${n}]`;
+  }));
+}
+
+/** An API key token in a cassette: `sk_test_[redacted:N]`. */
+export const KEY_TOKEN = /\bsk_(test|live)_\[redacted:(\d+)\]/g;
+
 /** A CPF token in a cassette: `[cpf:N]`, numbered by first appearance. */
 export const CPF_TOKEN = /\[cpf:(\d+)\]/g;
 
@@ -65,9 +85,10 @@ const DROPPED = new Set(['content-length', 'content-encoding', 'transfer-encodin
 /** Makes the redactor of one cassette. */
 export function createRedactor(options: RedactOptions = {}): Redactor {
   const seen = new Map<string, number>();
+  const keys = new Map<string, number>();
   const extra = new Set((options.headers ?? []).map((h) => h.toLowerCase()));
   const text = (value: string): string => {
-    let out = redactSecrets(value);
+    let out = redactKeys(value, keys);
     if (options.cpf !== false) out = redactCpfs(out, seen);
     return options.custom === undefined ? out : options.custom(out);
   };
@@ -78,7 +99,11 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
       headers.forEach((value, name) => {
         if (DROPPED.has(name)) return;
         if (ALWAYS.has(name) || extra.has(name)) out[name] = '[redacted]';
-        else if (name === 'authorization') out[name] = value.replace(/^(\S+\s+)?(sk_(?:test|live)_|whsec_)?.*$/s, (_m, scheme: string | undefined, prefix: string | undefined) => `${scheme ?? ''}${prefix ?? ''}[redacted]`);
+        else if (name === 'authorization') {
+          // A key keeps its numbered token; anything else after the scheme is hidden whole.
+          const keyed = text(value);
+          out[name] = keyed !== value ? keyed : value.replace(/^(\S+\s+)?.*$/s, (_m, scheme: string | undefined) => `${scheme ?? ''}[redacted]`);
+        }
         else out[name] = text(value);
       });
       return out;

@@ -55,7 +55,6 @@ describe('conformance against the bundled sandbox', () => {
         res.writeHead(200).end();
       });
     });
-    receiver.on('connection', (socket) => socket.unref());
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     try {
       const { ready } = await serve(['--insecure-webhooks']);
