@@ -33,7 +33,7 @@ export {
   type DiffCassetteOptions,
 } from './cassette.js';
 export { isCpf, type RedactOptions } from './redact.js';
-export { kindOf, diffJson, diffAnswers, checkFieldSet, formatDifferences, type Difference, type FieldSetCheck, type ComparableAnswer } from './compare.js';
+export { kindOf, kindMatches, diffJson, diffAnswers, checkFieldSet, formatDifferences, VALUE_FIELDS, type Difference, type FieldSetCheck, type ComparableAnswer } from './compare.js';
 export {
   DEFAULT_PIX_FIXTURES,
   CATALOG_STATUS,
