@@ -9,7 +9,7 @@
 import { writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
-import { runConformanceCommand, type ReceivedWebhook } from '../parity/index.js';
+import { recordingFetch, runConformanceCommand, type ReceivedWebhook } from '../parity/index.js';
 
 /** `conformance --help`. */
 export const CONFORMANCE_HELP = `Usage: pix-usdt-sandbox conformance --base-url URL --api-key KEY [options]
@@ -30,6 +30,8 @@ Options:
   --no-pacing           do not pace requests (a local sandbox only)
   --json                print the report as JSON instead of the table
   --junit FILE          also write the report as JUnit XML to FILE
+  --record FILE         also write the run's traffic to FILE as a cassette (keys, secrets and
+                        CPFs redacted), for replayFetch and diffCassette
   -h, --help            show this help
 
 Exit codes: 0 every promise of the reference holds (findings may remain), 1 a promise differs
@@ -76,6 +78,7 @@ export async function conformanceMain(argv: readonly string[], io: ConformanceIo
         'no-pacing': { type: 'boolean' },
         json: { type: 'boolean' },
         junit: { type: 'string' },
+        record: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -104,6 +107,7 @@ export async function conformanceMain(argv: readonly string[], io: ConformanceIo
     }
   }
   const receiver = port === undefined ? undefined : await listen(port);
+  const recorder = values.record === undefined ? undefined : recordingFetch((input, init) => globalThis.fetch(input, init));
   try {
     return await runConformanceCommand(
       {
@@ -116,10 +120,15 @@ export async function conformanceMain(argv: readonly string[], io: ConformanceIo
         pacing: values['no-pacing'] === true ? false : undefined,
         json: values.json === true,
         junit: values.junit,
+        fetch: recorder,
       },
       { stdout: io.stdout, stderr: io.stderr, writeFile: (path, text) => writeFile(path, text, 'utf8') },
     );
   } finally {
     receiver?.close();
+    if (recorder !== undefined && values.record !== undefined) {
+      await writeFile(values.record, recorder.serialize(), 'utf8');
+      io.stderr(`pix-usdt-sandbox conformance: ${recorder.cassette.exchanges.length} exchanges recorded to ${values.record}\n`);
+    }
   }
 }
