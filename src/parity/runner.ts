@@ -24,6 +24,7 @@ function validate(options: ConformanceOptions): string {
   if (options.apiKey.startsWith('sk_live_')) {
     throw new ConformanceOptionsError('Refusing a sk_live_ key: conformance creates users and conversions and drives them with test helpers; run it against a sandbox with a sk_test_ key.');
   }
+  if (!/^sk_test_[\x21-\x7e]+$/.test(options.apiKey)) throw new ConformanceOptionsError('apiKey must be a sk_test_ key of the deployment to check.');
   let url: URL;
   try {
     url = new URL(options.baseUrl);

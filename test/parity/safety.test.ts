@@ -20,6 +20,7 @@ describe('safety', () => {
     };
     await expect(runConformance({ baseUrl: 'https://api.example.com', apiKey: `sk_live_${'a'.repeat(32)}`, fetch })).rejects.toThrow(ConformanceOptionsError);
     await expect(runConformance({ baseUrl: 'not a url', apiKey: 'sk_test_x', fetch })).rejects.toThrow(/not an absolute URL/);
+    await expect(runConformance({ baseUrl: 'https://x.test', apiKey: 'pk_test_x', fetch })).rejects.toThrow(/must be a sk_test_ key/);
     await expect(runConformance({ baseUrl: 'https://x.test', apiKey: 'sk_test_x', fetch, scenarios: ['nope'] })).rejects.toThrow(/Unknown scenario "nope"/);
     expect(calls).toBe(0);
   });
