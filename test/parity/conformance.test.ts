@@ -74,6 +74,15 @@ describe('conformance against the bundled sandbox', () => {
     expect(report.ok).toBe(true);
   });
 
+  it('with a receiver URL but no view of the receiver, the delivery records are read', async () => {
+    const { sandbox } = sandboxWithReceiver();
+    const report = await runConformance({ ...FAST, baseUrl: 'https://sandbox.test', apiKey: sandbox.apiKey, fetch: sandbox.fetch, scenarios: ['webhooks.delivery'], receiverUrl: 'https://receiver.test/hooks' });
+    const checks = report.scenarios[0]?.checks ?? [];
+    expect(report.scenarios[0]?.verdict).toBe('pass');
+    expect(checks.find((c) => c.name === 'deliveries recorded')).toMatchObject({ level: 'promise', ok: true });
+    expect(checks.find((c) => c.name === 'delivery record fields')?.observed).toContain('response_status');
+  });
+
   it("the parity Pix fixtures are the sandbox's constants", () => {
     expect(DEFAULT_PIX_FIXTURES).toEqual({ email: SANDBOX_PIX_EMAIL, notFoundEmail: SANDBOX_PIX_NOT_FOUND_EMAIL, phone: SANDBOX_PIX_PHONE, notFoundPhone: SANDBOX_PIX_NOT_FOUND_PHONE });
   });
