@@ -16,7 +16,7 @@ export const LIFECYCLE_SCENARIOS: readonly Scenario[] = [
     async run(ctx) {
       const { conversion } = await newConversion(ctx, 'offramp');
       const done = await ctx.step('deposit helper, settle true', () => ctx.client.testHelpers.conversions.simulateOfframpDeposit(conversion.id, { settle: true }));
-      ctx.expectEqual('status', 'completed', done.status);
+      ctx.expectEqual('state sequence', 'awaiting_deposit -> completed', `${conversion.status} -> ${done.status}`);
       ctx.expectTrue('received_amount', `= ${conversion.expected_source_amount}`, sameAmount(done.received_amount, conversion.expected_source_amount), String(done.received_amount));
       ctx.expectTrue('completed_at', 'a timestamp', typeof done.completed_at === 'string', String(done.completed_at));
     },
@@ -28,7 +28,7 @@ export const LIFECYCLE_SCENARIOS: readonly Scenario[] = [
     async run(ctx) {
       const { conversion } = await newConversion(ctx, 'offramp');
       const funded = await ctx.step('deposit helper', () => ctx.client.testHelpers.conversions.simulateOfframpDeposit(conversion.id));
-      ctx.expectEqual('status', 'funded', funded.status);
+      ctx.expectEqual('state sequence', 'awaiting_deposit -> funded', `${conversion.status} -> ${funded.status}`);
     },
   },
   {
@@ -42,7 +42,7 @@ export const LIFECYCLE_SCENARIOS: readonly Scenario[] = [
       ctx.expectFields('Wallet balance', before, WALLET_FIELDS);
       ctx.expectEqual('wallet asset', 'USDT', before.asset);
       const done = await ctx.step('Pix paid helper, settle true', () => ctx.client.testHelpers.conversions.simulateOnrampPixPaid(conversion.id, { settle: true }));
-      ctx.expectEqual('status', 'completed', done.status);
+      ctx.expectEqual('state sequence', 'awaiting_deposit -> completed', `${conversion.status} -> ${done.status}`);
       const after = await ctx.step('wallet after', () => ctx.client.users.wallet(userId));
       ctx.expectTrue('wallet credited', `more than ${before.balance}`, new Big(String(after.balance)).gt(String(before.balance)), String(after.balance));
     },
@@ -54,7 +54,7 @@ export const LIFECYCLE_SCENARIOS: readonly Scenario[] = [
     async run(ctx) {
       const { conversion } = await newConversion(ctx, 'onramp');
       const funded = await ctx.step('Pix paid helper', () => ctx.client.testHelpers.conversions.simulateOnrampPixPaid(conversion.id));
-      ctx.expectEqual('status', 'funded', funded.status);
+      ctx.expectEqual('state sequence', 'awaiting_deposit -> funded', `${conversion.status} -> ${funded.status}`);
     },
   },
   {
@@ -64,7 +64,7 @@ export const LIFECYCLE_SCENARIOS: readonly Scenario[] = [
     async run(ctx) {
       const under = await newConversion(ctx, 'offramp', '10.000000');
       const u = await ctx.step('underpaid deposit', () => ctx.client.testHelpers.conversions.simulateOfframpDeposit(under.conversion.id, { amount: '4.000000' }));
-      ctx.expectEqual('underpaid: status', 'standby', u.status);
+      ctx.expectEqual('underpaid: state sequence', 'awaiting_deposit -> standby', `${under.conversion.status} -> ${u.status}`);
       ctx.expectEqual('underpaid: standby_reason', 'under_funded', u.standby_reason);
       const week = (Date.parse(String(u.standby_expires_at)) - Date.parse(String(u.standby_at))) / 86_400_000;
       ctx.expectEqual('standby window (days)', 7, week);
@@ -73,7 +73,7 @@ export const LIFECYCLE_SCENARIOS: readonly Scenario[] = [
       ctx.expectTrue('deposit in standby: received_amount', '5 (4 + 1)', sameAmount(later.received_amount, '5'), String(later.received_amount));
       const over = await newConversion(ctx, 'offramp', '10.000000');
       const o = await ctx.step('overpaid deposit', () => ctx.client.testHelpers.conversions.simulateOfframpDeposit(over.conversion.id, { amount: '12.000000' }));
-      ctx.expectEqual('overpaid: status', 'standby', o.status);
+      ctx.expectEqual('overpaid: state sequence', 'awaiting_deposit -> standby', `${over.conversion.status} -> ${o.status}`);
       ctx.expectEqual('overpaid: standby_reason', 'over_funded', o.standby_reason);
     },
   },
@@ -106,9 +106,9 @@ export const LIFECYCLE_SCENARIOS: readonly Scenario[] = [
     async run(ctx) {
       const { conversion } = await newConversion(ctx, 'offramp', '10.000000');
       await ctx.expectError('liquidate in awaiting_deposit', () => ctx.client.conversions.liquidate(conversion.id), 'invalid_transaction_state', { level: 'finding' });
-      await ctx.step('underpaid deposit', () => ctx.client.testHelpers.conversions.simulateOfframpDeposit(conversion.id, { amount: '6.000000' }));
+      const standby = await ctx.step('underpaid deposit', () => ctx.client.testHelpers.conversions.simulateOfframpDeposit(conversion.id, { amount: '6.000000' }));
       const liquidated = await ctx.step('liquidate', () => ctx.client.conversions.liquidate(conversion.id));
-      ctx.expectEqual('status', 'liquidated', liquidated.status);
+      ctx.expectEqual('state sequence', 'awaiting_deposit -> standby -> liquidated', `${conversion.status} -> ${standby.status} -> ${liquidated.status}`);
       ctx.expectTrue('liquidation_quote_id', 'a uuid', typeof liquidated.liquidation_quote_id === 'string', String(liquidated.liquidation_quote_id));
       if (typeof liquidated.liquidation_quote_id === 'string') {
         const quote = await ctx.step('the liquidation quote', () => ctx.client.quotes.retrieve(String(liquidated.liquidation_quote_id)));
@@ -126,7 +126,7 @@ export const LIFECYCLE_SCENARIOS: readonly Scenario[] = [
         const { conversion } = await newConversion(ctx, 'offramp');
         try {
           const failed = await ctx.client.testHelpers.conversions.fail(conversion.id, { reason });
-          ctx.expectEqual(`${reason}: status`, 'failed', failed.status);
+          ctx.expectEqual(`${reason}: state sequence`, 'awaiting_deposit -> failed', `${conversion.status} -> ${failed.status}`);
           ctx.expectEqual(`${reason}: failure_reason`, reason, failed.failure_reason);
         } catch (error) {
           ctx.check(`${reason}: accepted from awaiting_deposit`, 'finding', 'failed', describeError(error));

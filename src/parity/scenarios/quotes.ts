@@ -111,7 +111,7 @@ export const QUOTE_SCENARIOS: readonly Scenario[] = [
     async run(ctx) {
       const { conversion } = await newConversion(ctx, 'offramp');
       const canceled = await ctx.step('cancel', () => ctx.client.conversions.cancel(conversion.id));
-      ctx.expectEqual('status', 'canceled', canceled.status);
+      ctx.expectEqual('state sequence', 'awaiting_deposit -> canceled', `${conversion.status} -> ${canceled.status}`);
       const read = await ctx.step('retrieve', () => ctx.client.conversions.retrieve(conversion.id));
       ctx.expectEqual('retrieved status', 'canceled', read.status);
       await ctx.expectError('cancel again', () => ctx.client.conversions.cancel(conversion.id), 'invalid_transaction_state', { level: 'finding' });
@@ -125,7 +125,7 @@ export const QUOTE_SCENARIOS: readonly Scenario[] = [
     async run(ctx) {
       const { conversion } = await newConversion(ctx, 'offramp');
       const expired = await ctx.step('expire helper', () => ctx.client.testHelpers.conversions.expire(conversion.id));
-      ctx.expectEqual('status', 'expired', expired.status);
+      ctx.expectEqual('state sequence', 'awaiting_deposit -> expired', `${conversion.status} -> ${expired.status}`);
       ctx.expectFields('Conversion', expired, CONVERSION_FIELDS);
     },
   },
