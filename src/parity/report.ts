@@ -18,8 +18,10 @@ function rows(result: ScenarioResult): Array<[string, string, string, string]> {
   const shown = result.checks.filter((c) => !c.ok || c.level === 'note');
   for (const c of shown) out.push([`${result.id} › ${c.name}`, c.expected, c.observed, c.ok ? 'note' : c.level === 'promise' ? MARK.fail : MARK.finding]);
   if (result.verdict === 'error' || (result.verdict === 'fail' && result.reason !== undefined)) out.push([result.id, 'to run to its end', result.reason ?? '', MARK[result.verdict]]);
-  const passed = result.checks.filter((c) => c.ok && c.level !== 'note').length;
-  if (passed > 0) out.push([result.id, `${passed} check${passed === 1 ? '' : 's'}`, 'as expected', 'pass']);
+  // The scenario's own row: how many of its checks held, and its verdict.
+  const counted = result.checks.filter((c) => c.level !== 'note');
+  const passed = counted.filter((c) => c.ok).length;
+  if (counted.length > 0) out.push([result.id, `${counted.length} check${counted.length === 1 ? '' : 's'}`, passed === counted.length ? 'as expected' : `${passed} as expected`, MARK[result.verdict]]);
   return out;
 }
 
