@@ -51,4 +51,15 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // pix-usdt/parity runs against any deployment: the client and webhooks entries only,
+    // never the sandbox (it must prove the sandbox, not share its code) nor Node built-ins.
+    files: ['src/parity/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/sandbox/**', '**/sandbox', '**/server/**', 'node:*', 'msw', 'msw/*'], message: 'pix-usdt/parity imports only the client and webhooks entries: no sandbox internals, server, msw or Node built-ins.' }] },
+      ],
+    },
+  },
 );

@@ -10,6 +10,7 @@ export default defineConfig({
       { find: /^pix-usdt\/sandbox\/msw$/, replacement: src('sandbox/msw.ts') },
       { find: /^pix-usdt\/sandbox$/, replacement: src('sandbox/index.ts') },
       { find: /^pix-usdt\/pix$/, replacement: src('pix/index.ts') },
+      { find: /^pix-usdt\/parity$/, replacement: src('parity/index.ts') },
       { find: /^pix-usdt\/webhooks$/, replacement: src('webhooks/index.ts') },
       { find: /^pix-usdt$/, replacement: src('index.ts') },
     ],

@@ -41,6 +41,7 @@ export const HELP = `pix-usdt-sandbox: the pix-usdt sandbox (the whole platform,
 
 Usage:
   pix-usdt-sandbox serve [options]
+  pix-usdt-sandbox conformance --base-url URL --api-key KEY [options]   (see conformance --help)
   pix-usdt-sandbox --help | --version
 
 Once listening, prints exactly one JSON line on stdout:

@@ -1,5 +1,6 @@
 /**
- * bin `pix-usdt-sandbox`: `serve` starts the sandbox as an HTTP(S) server.
+ * bin `pix-usdt-sandbox`: `serve` starts the sandbox as an HTTP(S) server; `conformance`
+ * checks any deployment of the API against the reference (src/server/conformance.ts).
  * stdout carries exactly one JSON line (the URL, the API key and the tenant id) once
  * listening; everything else goes to stderr. Exit codes: 0 after a clean stop, 1 when the
  * server cannot start, 2 on a command-line mistake.
@@ -7,6 +8,7 @@
  */
 import { version } from '../../package.json';
 import { UsageError, parseCommand } from './args.js';
+import { conformanceMain } from './conformance.js';
 import { type ReadyLine, type RunningServer, startServer } from './main.js';
 
 const log = (line: string): void => {
@@ -34,6 +36,9 @@ function stopOnSignals(server: RunningServer): void {
 }
 
 async function main(argv: readonly string[]): Promise<number | null> {
+  if (argv[0] === 'conformance') {
+    return conformanceMain(argv.slice(1), { stdout: (t) => void process.stdout.write(t), stderr: (t) => void process.stderr.write(t), env: process.env });
+  }
   let command;
   try {
     command = parseCommand(argv);
