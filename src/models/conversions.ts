@@ -167,6 +167,8 @@ export const SimulatePaymentBody = /* @__PURE__ */ lazy(() =>
     confirmed: z.optional(z.boolean()),
     /** Sandbox, offramp: the address the USDT was sent to; another than the issued one gives standby `wrong_address`. */
     deposit_address: z.optional(z.string().check(z.maxLength(100))),
+    /** Sandbox: `true` confirms the deposit after the window closed, before the expiry was applied: standby `late_post_window`. */
+    late: z.optional(z.boolean()),
   }));
 /** Body of the onramp-paid and offramp-deposit helpers. */
 export type SimulatePaymentBody = z.infer<typeof SimulatePaymentBody>;
@@ -178,6 +180,7 @@ export const SimulateDepositBody = /* @__PURE__ */ lazy(() =>
     settle: z.optional(z.boolean()),
     confirmed: z.optional(z.boolean()),
     deposit_address: z.optional(z.string().check(z.maxLength(100))),
+    late: z.optional(z.boolean()),
   }));
 /** Body of the deposit alias helper. */
 export type SimulateDepositBody = z.infer<typeof SimulateDepositBody>;

@@ -23,6 +23,7 @@ export const ERROR_STATUS = {
   quote_not_found: 404,
   transaction_not_found: 404,
   conversion_not_found: 404,
+  api_key_not_found: 404,
   webhook_endpoint_not_found: 404,
   webhook_delivery_not_found: 404,
   idempotency_key_reused: 409,

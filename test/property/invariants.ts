@@ -13,8 +13,8 @@ import type { Observation, World } from './world.js';
 const RELEASED = new Set(['canceled', 'expired', 'failed', 'abandoned']);
 
 /** Offramp rows never go through the onramp Pix payment, and the other way round. */
-const ONRAMP_ONLY = new Set(['pix_paid_exact']);
-const OFFRAMP_ONLY = new Set(['deposit_confirmed_exact', 'deposit_wrong_address']);
+const ONRAMP_ONLY = new Set(['pix_paid_exact', 'liquidate_onramp']);
+const OFFRAMP_ONLY = new Set(['deposit_confirmed_exact', 'deposit_wrong_address', 'liquidate']);
 
 function seen(event: SandboxEvent): SeenEvent {
   const object = event.data.object as Record<string, unknown>;

@@ -25,7 +25,7 @@ function sandbox(): Sandbox {
 }
 
 describe('error catalog conformance', () => {
-  it('authentication: required, format, env mismatch, failed; capability; unauthorized', async () => {
+  it('authentication: required, format, env mismatch, failed; capability; unauthorized; api_key_not_found', async () => {
     const sb = sandbox();
     expectError(await raw(sb, 'GET', '/v1/users', undefined, { apiKey: null }), 'authentication_required');
     expectError(await raw(sb, 'GET', '/v1/users', undefined, { apiKey: null, headers: { authorization: `Basic ${sb.apiKey}` } }), 'authentication_required');
@@ -37,6 +37,7 @@ describe('error catalog conformance', () => {
     const other = sb.createTenant();
     const keys = await raw(sb, 'GET', '/v1/api-keys', undefined, { apiKey: other.apiKey });
     expectError(await raw(sb, 'POST', `/v1/api-keys/${keys.body.data[0].id}/rotate`), 'unauthorized');
+    expectError(await raw(sb, 'POST', '/v1/api-keys/00000000-0000-4000-8000-000000000000/rotate'), 'api_key_not_found');
   });
 
   it('request handling: not_found, validation_error, invalid_json, idempotency_key_required, invalid_cursor', async () => {

@@ -142,7 +142,7 @@ describe('conversion machine', () => {
     expect(f.newEvents().map((e) => e.type)).toEqual(['conversion.standby']);
   });
 
-  it('window passes with nothing received -> expired; a late deposit -> standby late_post_window', async () => {
+  it('window passes with nothing received -> expired; a deposit after that is refused (expired is terminal)', async () => {
     const f = setup();
     const conv = await f.conversion('offramp');
     await f.sandbox.clock.advance({ minutes: 14 });
@@ -151,9 +151,9 @@ describe('conversion machine', () => {
     const expired = await f.client.conversions.retrieve(conv.id);
     expect(expired).toMatchObject({ status: 'expired', updated_at: new Date(T0 + 15 * MIN).toISOString() });
     expect(f.newEvents().map((e) => e.type)).toEqual(['conversion.expired']);
-    const late = await f.client.testHelpers.conversions.simulateOfframpDeposit(conv.id);
-    expect(late).toMatchObject({ status: 'standby', standby_reason: 'late_post_window', received_amount: '100.000000' });
-    expect(f.newEvents().map((e) => e.type)).toEqual(['conversion.standby']);
+    await expectCode(f.client.testHelpers.conversions.simulateOfframpDeposit(conv.id), 'invalid_transaction_state', 409);
+    expect(await f.client.conversions.retrieve(conv.id)).toMatchObject({ status: 'expired', received_amount: '0.000000' });
+    expect(f.newEvents()).toEqual([]);
   });
 
   it('expire helper -> expired (at occurred_at); refused once expired', async () => {

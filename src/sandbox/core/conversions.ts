@@ -15,7 +15,7 @@ import { STANDBY_MS, conversionOut, depositAddress } from './wire.js';
 import type { ConversionRec, QuoteRec, TenantState } from './state.js';
 import { getQuote, insertQuote, livePricing, moveQuote } from './quotes.js';
 import { applyTransaction, openTransaction } from './transactions.js';
-import { moveWallet } from './users.js';
+import { moveWallet, userLimitScope } from './users.js';
 
 /** Inputs some triggers carry. */
 export interface ConversionInput {
@@ -32,14 +32,7 @@ export function getConversion(tenant: TenantState, id: string): ConversionRec {
 }
 
 function limitScope(scope: Scope, conv: ConversionRec): LimitScope {
-  const user = scope.tenant.users.get(conv.userId);
-  return {
-    settings: scope.world.limits,
-    platform: scope.world.platformUsage,
-    partner: scope.tenant.usage,
-    userId: conv.userId,
-    kycApproved: user?.kycStatus === 'approved' && user.deletedAt === null,
-  };
+  return userLimitScope(scope, conv.userId);
 }
 
 /** BRL value of a quote: what the limits count. */
@@ -102,7 +95,8 @@ const EFFECTS: Record<ConversionEffect, Effect> = {
       throw new ApiError('operation_support_required', 'The received amount cannot be liquidated automatically; contact support.');
     }
     const brl = conv.direction === 'onramp' ? priced.sourceAmount : priced.targetAmount;
-    const reservation = reserve(limitScope(scope, conv), conv, brl);
+    // The reservation moves to the day and month of the liquidation, at the new amount.
+    const reservation = reserve(limitScope(scope, conv), conv, brl, scope.at);
     const quote = insertQuote(scope, {
       userId: conv.userId,
       direction: conv.direction,
@@ -117,6 +111,7 @@ const EFFECTS: Record<ConversionEffect, Effect> = {
     });
     moveQuote(scope, quote, 'consume', conv.id);
     conv.reservedBrl = reservation.reservedBrl;
+    conv.reservedAt = reservation.reservedAt;
     conv.liquidationQuoteId = quote.id;
     conv.targetAmount = quote.netTargetAmount;
   },
@@ -195,12 +190,28 @@ export function acceptQuote(scope: Scope, quoteId: string): ConversionRec {
   return conv;
 }
 
+/**
+ * The expire helper: as the window's end, standby `window_expired` when money was received
+ * (the limit stays reserved), expired when nothing was.
+ */
+export function expireConversion(scope: Scope, conv: ConversionRec): void {
+  const holding = conv.status === 'awaiting_deposit' && new Big(conv.received).gt(0);
+  applyConversion(scope, conv, holding ? 'expire_holding_funds' : 'expire');
+}
+
+/** POST /v1/conversions/{id}/liquidate: an offramp's Pix payout starts; an onramp buys its USDT. */
+export function liquidateConversion(scope: Scope, conv: ConversionRec): void {
+  applyConversion(scope, conv, conv.status === 'standby' && conv.direction === 'onramp' ? 'liquidate_onramp' : 'liquidate');
+}
+
 /** Options of a simulated deposit or Pix payment. */
 export interface DepositOptions {
   amount?: string | undefined;
   settle?: boolean | undefined;
   confirmed?: boolean | undefined;
   depositAddress?: string | undefined;
+  /** Confirmed after the window closed, before the expiry was applied: standby `late_post_window`. */
+  late?: boolean | undefined;
 }
 
 /** A deposit (offramp, USDT on chain) or a Pix payment (onramp) arrives for a conversion. */
@@ -210,11 +221,13 @@ export function receiveFunds(scope: Scope, conv: ConversionRec, options: Deposit
   const input = { amount: amount.toString() };
   let trigger: ConversionTrigger;
   if (conv.status === 'standby') trigger = 'deposit_in_standby';
-  else if (conv.status === 'expired') trigger = 'deposit_late';
   else if (conv.status !== 'awaiting_deposit') {
+    // `expired` included: it is terminal, so a deposit to an expired conversion's address is not
+    // credited to it (nothing changes; returning the funds is outside the API).
     throw new ApiError('invalid_transaction_state', `This conversion is ${conv.status}; it takes no more funds.`, { state: conv.status });
   } else if (new Big(conv.received).gt(0)) trigger = 'deposit_duplicate';
   else if (options.confirmed === false) trigger = 'deposit_detected';
+  else if (options.late === true) trigger = 'deposit_late';
   else if (
     conv.direction === 'offramp' &&
     options.depositAddress !== undefined &&

@@ -1,8 +1,9 @@
 /**
  * Daily and monthly BRL volume limits at platform, partner (tenant) and user level. A
- * conversion reserves its BRL value at accept; liquidation adjusts the reservation; cancel,
- * expiry, failure and abandonment release it. Usage is bucketed by the UTC day and month of
- * the reservation, so a release returns the amount to the bucket it came from.
+ * conversion (or a standalone transaction) reserves its BRL value at accept; liquidation moves
+ * the reservation to the day and month in which it happens, at the new amount; cancel, expiry,
+ * failure and abandonment release it. Usage is bucketed by the UTC day and month of the
+ * reservation, so a release returns the amount to the bucket it is in.
  * @module
  */
 import Big from 'big.js';
@@ -75,32 +76,36 @@ function levels(scope: LimitScope, at: number): Array<{ usage: Usage; key: strin
   ];
 }
 
-/** Adds `delta` BRL at `at` after checking every level (when the delta is positive). */
-export function changeUsage(scope: LimitScope, at: number, delta: Big): void {
-  const rows = levels(scope, at);
-  const next = rows.map((row) => {
+/**
+ * Moves a reservation to `amount` BRL held in the buckets of `at` (default: where it is now),
+ * checking every bucket that grows; returns the new reservation. Moved to another day or month
+ * (a liquidation), the old amount leaves its buckets and the new one enters those of `at`.
+ */
+export function reserve(scope: LimitScope, current: Reservation, amount: string, at = current.reservedAt): Reservation {
+  const next = new Big(amount);
+  const old = new Big(current.reservedBrl);
+  const from = levels(scope, current.reservedAt);
+  const to = levels(scope, at);
+  const changes: Array<{ row: (typeof to)[number]; delta: Big }> = [];
+  to.forEach((row, i) => {
+    const before = from[i] as (typeof from)[number];
+    if (before.key === row.key) changes.push({ row, delta: next.minus(old) });
+    else changes.push({ row: before, delta: old.neg() }, { row, delta: next });
+  });
+  const values = changes.map(({ row, delta }) => {
     const used = row.usage.get(row.key);
     return used === undefined ? delta : delta.plus(used);
   });
-  if (delta.gt(0)) {
-    rows.forEach((row, i) => {
-      if ((next[i] as Big).gt(row.ceiling)) {
-        const why = row.label.startsWith('user') && !scope.kycApproved ? ': the user\'s KYC is not approved, so the user limit is 0' : '';
-        throw new ApiError('transaction_limit_exceeded', `The ${row.label} limit would be exceeded${why}.`, {
-          limit: row.label.replace(' ', '_'),
-        });
-      }
-    });
-  }
-  rows.forEach((row, i) => {
-    const value = next[i] as Big;
+  changes.forEach(({ row, delta }, i) => {
+    if (delta.gt(0) && (values[i] as Big).gt(row.ceiling)) {
+      const why = row.label.startsWith('user') && !scope.kycApproved ? ': the user\'s KYC is not approved, so the user limit is 0' : '';
+      throw new ApiError('transaction_limit_exceeded', `The ${row.label} limit would be exceeded${why}.`, { limit: row.label.replace(' ', '_') });
+    }
+  });
+  changes.forEach(({ row }, i) => {
+    const value = values[i] as Big;
     if (value.lte(0)) row.usage.delete(row.key);
     else row.usage.set(row.key, value.toFixed(2));
   });
-}
-
-/** Moves a reservation to `amount` BRL (checking the increase); returns the new reservation. */
-export function reserve(scope: LimitScope, current: Reservation, amount: string): Reservation {
-  changeUsage(scope, current.reservedAt, new Big(amount).minus(current.reservedBrl));
-  return { reservedBrl: new Big(amount).toFixed(2), reservedAt: current.reservedAt };
+  return { reservedBrl: next.toFixed(2), reservedAt: at };
 }

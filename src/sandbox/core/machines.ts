@@ -76,9 +76,11 @@ export type ConversionTrigger =
   | 'window_passes_funded'
   | 'window_passes_empty'
   | 'expire'
+  | 'expire_holding_funds'
   | 'settle'
   | 'settlement_error'
   | 'liquidate'
+  | 'liquidate_onramp'
   | 'standby_window_passes'
   | 'fail';
 
@@ -146,11 +148,15 @@ export const CONVERSION_MACHINE: Machine<ConversionStatus, ConversionTrigger, Co
     standby('awaiting_deposit', 'window_passes_funded', 'window_expired', []),
     standby('awaiting_deposit', 'deposit_duplicate', 'duplicate_deposit', ['add_received', 'confirm_usdt_deposit']),
     standby('awaiting_deposit', 'deposit_wrong_address', 'wrong_address', ['add_received', 'confirm_usdt_deposit']),
-    standby('expired', 'deposit_late', 'late_post_window', ['add_received', 'confirm_usdt_deposit']),
+    // A deposit confirmed after the window closed but before the expiry was applied (helper
+    // `late: true`). `expired` is terminal: a deposit to an expired conversion is refused (409).
+    standby('awaiting_deposit', 'deposit_late', 'late_post_window', ['add_received', 'confirm_usdt_deposit']),
     // Late deposits in standby add to received_amount; no state change, no event.
     { from: 'standby', trigger: 'deposit_in_standby', to: 'standby', event: null, effects: ['add_received'] },
     { from: 'awaiting_deposit', trigger: 'window_passes_empty', to: 'expired', event: 'conversion.expired', effects: ['release_limit'] },
     { from: 'awaiting_deposit', trigger: 'expire', to: 'expired', event: 'conversion.expired', effects: ['release_limit'] },
+    // The expire helper on a conversion holding money does what the window's end does: standby, limit kept.
+    standby('awaiting_deposit', 'expire_holding_funds', 'window_expired', []),
     {
       from: 'funded',
       trigger: 'settle',
@@ -165,6 +171,7 @@ export const CONVERSION_MACHINE: Machine<ConversionStatus, ConversionTrigger, Co
       event: 'conversion.failed',
       effects: ['release_limit', 'fail_transaction', 'set_failure'],
     },
+    // Offramp: the Pix payout starts. Onramp: the Pix was received, USDT is bought; no catalog kind.
     {
       from: 'standby',
       trigger: 'liquidate',
@@ -172,6 +179,7 @@ export const CONVERSION_MACHINE: Machine<ConversionStatus, ConversionTrigger, Co
       event: 'transaction.sending_pix',
       effects: ['take_liquidation_quote', 'dispatch_pix', 'schedule_settlement'],
     },
+    { from: 'standby', trigger: 'liquidate_onramp', to: 'liquidated', event: null, effects: ['take_liquidation_quote', 'schedule_settlement'] },
     {
       from: 'liquidated',
       trigger: 'settle',
@@ -216,17 +224,24 @@ export const QUOTE_MACHINE: Machine<QuoteStatus, QuoteTrigger, never> = {
 /** Triggers of the transaction machine. */
 export type TransactionTrigger = 'create' | 'pay' | 'expire' | 'cancel' | 'settle' | 'fail';
 
+/**
+ * Effects of the transaction machine. A standalone transaction (`POST /v1/transactions`) holds
+ * its BRL value against the limits as a conversion does; a conversion's transaction holds
+ * nothing (its conversion does).
+ */
+export type TransactionEffect = 'reserve_limit' | 'release_limit';
+
 /** The transaction machine (settlement leg). */
-export const TRANSACTION_MACHINE: Machine<TransactionStatus, TransactionTrigger, never> = {
+export const TRANSACTION_MACHINE: Machine<TransactionStatus, TransactionTrigger, TransactionEffect> = {
   name: 'transaction',
   transitions: [
-    { from: null, trigger: 'create', to: 'pending_payment', event: null, effects: [] },
+    { from: null, trigger: 'create', to: 'pending_payment', event: null, effects: ['reserve_limit'] },
     { from: 'pending_payment', trigger: 'pay', to: 'payment_received', event: null, effects: [] },
-    { from: 'pending_payment', trigger: 'expire', to: 'expired', event: null, effects: [] },
-    { from: 'pending_payment', trigger: 'cancel', to: 'cancelled', event: null, effects: [] },
+    { from: 'pending_payment', trigger: 'expire', to: 'expired', event: null, effects: ['release_limit'] },
+    { from: 'pending_payment', trigger: 'cancel', to: 'cancelled', event: null, effects: ['release_limit'] },
     // Settlement buys and sends the USDT in one step: buying_crypto and sending_crypto are not shown.
     { from: 'payment_received', trigger: 'settle', to: 'completed', event: 'transaction.completed', effects: [] },
-    { from: 'payment_received', trigger: 'fail', to: 'failed', event: 'transaction.failed', effects: [] },
+    { from: 'payment_received', trigger: 'fail', to: 'failed', event: 'transaction.failed', effects: ['release_limit'] },
   ],
   refusals: [],
 };

@@ -135,7 +135,8 @@ export function loadSnapshot(platform: Platform, input: SandboxSnapshot | string
     }
     for (const q of t.quotes) tenant.quotes.insert(q);
     for (const c of t.conversions) tenant.conversions.insert(c);
-    for (const x of t.transactions) tenant.transactions.insert(x);
+    // Snapshots from before standalone transactions held limits: nothing held.
+    for (const x of t.transactions) tenant.transactions.insert({ ...x, reservedBrl: x.reservedBrl ?? '0', reservedAt: x.reservedAt ?? x.createdAt });
     tenant.keys = t.keys;
     for (const k of t.keys) platform.keys.set(k.secret, k);
     for (const r of [...t.idempotency].sort((a, b) => a.startedAt - b.startedAt)) {

@@ -127,6 +127,9 @@ export interface TransactionRec {
   updatedAt: number;
   completedAt: number | null;
   expiresAt: number;
+  /** BRL held against the limits (a standalone transaction until it ends; '0' for a conversion's). */
+  reservedBrl: string;
+  reservedAt: number;
 }
 
 /** An API key. The secret never leaves the engine except in creation and rotation answers. */

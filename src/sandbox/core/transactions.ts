@@ -6,11 +6,12 @@ import Big from 'big.js';
 import type { TransactionStatus } from '../../models/index.js';
 import type { Scope } from './world.js';
 import { ApiError, invalid } from './errors.js';
-import { TRANSACTION_MACHINE, type TransactionTrigger, step } from './machines.js';
+import { TRANSACTION_MACHINE, type TransactionEffect, type TransactionTrigger, step } from './machines.js';
+import { reserve } from './limits.js';
 import { transactionOut } from './wire.js';
 import type { QuoteRec, TenantState, TransactionRec } from './state.js';
 import { getQuote, moveQuote } from './quotes.js';
-import { moveWallet } from './users.js';
+import { moveWallet, userLimitScope } from './users.js';
 
 /** A transaction of the tenant, or transaction_not_found. */
 export function getTransaction(tenant: TenantState, id: string): TransactionRec {
@@ -19,10 +20,20 @@ export function getTransaction(tenant: TenantState, id: string): TransactionRec 
   return tx;
 }
 
+const EFFECTS: Record<TransactionEffect, (scope: Scope, tx: TransactionRec) => void> = {
+  reserve_limit(scope, tx) {
+    if (tx.conversionId === null) tx.reservedBrl = reserve(userLimitScope(scope, tx.userId), tx, tx.sourceAmount).reservedBrl;
+  },
+  release_limit(scope, tx) {
+    if (new Big(tx.reservedBrl).gt(0)) tx.reservedBrl = reserve(userLimitScope(scope, tx.userId), tx, '0').reservedBrl;
+  },
+};
+
 /** Applies a transaction transition and emits its event, if the catalog has one. */
 export function applyTransaction(scope: Scope, tx: TransactionRec, trigger: TransactionTrigger, failureReason?: string): void {
   const { world, tenant, at } = scope;
   const row = step(TRANSACTION_MACHINE, tx.status, trigger);
+  for (const effect of row.effects) EFFECTS[effect](scope, tx);
   tenant.transactions.update(tx, (t) => {
     t.status = row.to as TransactionStatus;
     t.updatedAt = at;
@@ -45,7 +56,7 @@ export function applyTransaction(scope: Scope, tx: TransactionRec, trigger: Tran
 /** Opens a transaction in pending_payment for an onramp quote. */
 export function openTransaction(scope: Scope, quote: QuoteRec, conversionId: string | null): TransactionRec {
   const { world, tenant, at } = scope;
-  step(TRANSACTION_MACHINE, null, 'create');
+  const row = step(TRANSACTION_MACHINE, null, 'create');
   const tx: TransactionRec = {
     id: world.random.uuid(),
     seq: 0,
@@ -65,7 +76,11 @@ export function openTransaction(scope: Scope, quote: QuoteRec, conversionId: str
     updatedAt: at,
     completedAt: null,
     expiresAt: at + world.settings.transactionWindowMs,
+    reservedBrl: '0',
+    reservedAt: at,
   };
+  // A refused reservation (transaction_limit_exceeded) comes before the record exists.
+  for (const effect of row.effects) EFFECTS[effect](scope, tx);
   tenant.transactions.insert(tx);
   if (conversionId === null) world.schedule(tenant, tx.expiresAt, 'transaction.expire', tx.id);
   return tx;
@@ -75,9 +90,12 @@ export function openTransaction(scope: Scope, quote: QuoteRec, conversionId: str
 export function createTransaction(scope: Scope, quoteId: string): TransactionRec {
   const quote = getQuote(scope.tenant, quoteId);
   if (quote.direction !== 'onramp') throw invalid('quote_id', 'Expected an onramp quote (BRL to USDT)');
-  step(TRANSACTION_MACHINE, null, 'create');
+  // Refusals of the quote machine (quote_expired, quote_already_consumed) come first, then the
+  // limits (a user whose KYC is not approved has 0), as for accepting the quote into a conversion.
+  if (quote.status !== 'active') moveQuote(scope, quote, 'consume');
+  const tx = openTransaction(scope, quote, null);
   moveQuote(scope, quote, 'consume');
-  return openTransaction(scope, quote, null);
+  return tx;
 }
 
 /** The pay helper: the Pix payment of a standalone transaction arrives. */

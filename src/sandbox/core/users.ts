@@ -6,6 +6,7 @@ import Big from 'big.js';
 import type { KycStatus } from '../../models/index.js';
 import type { Scope } from './world.js';
 import { ApiError } from './errors.js';
+import type { LimitScope } from './limits.js';
 import { KYC_MACHINE, type KycTrigger, step } from './machines.js';
 import { userOut } from './wire.js';
 import type { TenantState, UserRec } from './state.js';
@@ -62,4 +63,16 @@ export function moveWallet(user: UserRec, amount: Big, at: number): void {
   const next = new Big(user.balance).plus(amount);
   user.balance = (next.lt(0) ? new Big(0) : next).toFixed(6);
   user.walletUpdatedAt = at;
+}
+
+/** What the limit checks need for one user of the tenant: a user not KYC-approved has a limit of 0. */
+export function userLimitScope(scope: Scope, userId: string): LimitScope {
+  const user = scope.tenant.users.get(userId);
+  return {
+    settings: scope.world.limits,
+    platform: scope.world.platformUsage,
+    partner: scope.tenant.usage,
+    userId,
+    kycApproved: user?.kycStatus === 'approved' && user.deletedAt === null,
+  };
 }

@@ -27,6 +27,7 @@ class RequestCall implements AppCall {
   tenant: TenantState | null = null;
   key: KeyRec | null = null;
   route: RouteDef | null = null;
+  input: AppCall['input'] = null;
   params: Record<string, string> = {};
   bodyText = '';
   at = 0;
@@ -98,7 +99,7 @@ export class App {
     return this.dispatch(incomingOf(request)).then(toResponse);
   }
 
-  /** Handles one request; the answer carries `x-request-id`. */
+  /** Handles one request; the answer carries `x-request-id` (a replay: the first request's). */
   async dispatch(incoming: Incoming): Promise<Answer> {
     const requestId = `req_${this.platform.random.uuidHex()}`;
     let answer: Answer;
@@ -107,7 +108,8 @@ export class App {
     } catch (error) {
       answer = errorAnswer(error, requestId);
     }
-    return { status: answer.status, body: answer.body, headers: { ...answer.headers, 'x-request-id': requestId } };
+    // A replayed answer keeps the x-request-id of the request that produced it (http/idempotency.ts).
+    return { status: answer.status, body: answer.body, headers: { 'x-request-id': requestId, ...answer.headers } };
   }
 
   // Checks run in a loop and leave the stack; only stages that wrap the rest (idempotency,

@@ -84,6 +84,8 @@ export interface AppCall extends Call {
   key: KeyRec | null;
   /** The matched route; `null` before routing. */
   route: RouteDef | null;
+  /** Params, query and body as the route's schemas parsed them; `null` before validation. */
+  input: { params: unknown; query: unknown; body: unknown } | null;
   /** Finds the route of a method and path. */
   match(method: string, path: string): { handler: RouteDef; params: Record<string, string> } | null;
 }

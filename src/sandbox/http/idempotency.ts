@@ -2,6 +2,8 @@
  * The idempotency stage: a mutation with an `Idempotency-Key` runs once per key and tenant; a
  * retry with the same request replays the stored answer, a different request under the same
  * key is refused, and records expire after `idempotencyTtlMs` (a head index, compacted in batches).
+ * A replay is the stored answer as it was, `x-request-id` included (the first request's id, the
+ * one an error body's `request_id` carries), plus `idempotent-replayed: true`.
  * @module
  */
 import type { Platform } from '../core/platform.js';
@@ -74,7 +76,8 @@ export const idempotency: Stage = async (call, next) => {
     rec.running = false;
     rec.status = answer.status;
     rec.body = answer.body;
-    rec.headers = answer.headers;
+    // A replay answers as the first request did: its body's `request_id` and its `x-request-id` agree.
+    rec.headers = { ...answer.headers, 'x-request-id': call.requestId };
   }
   return answer;
 };

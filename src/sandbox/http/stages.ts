@@ -1,7 +1,9 @@
 /**
- * The app's own stages, in order: authenticate -> route -> authorize -> rate_limit ->
- * idempotency -> execute. The first four are checks (they refuse by throwing, or go on);
- * idempotency and execute wrap the rest. Plugins insert theirs by name (src/sandbox/http/app.ts).
+ * The app's own stages, in order: authenticate -> route -> authorize -> idempotency ->
+ * validate -> rate_limit -> execute. All but idempotency and execute are checks (they refuse
+ * by throwing, or go on); idempotency and execute wrap the rest. The rate limit comes after
+ * idempotency and validation: a replay answers the stored response and a malformed request is
+ * refused, neither counted. Plugins insert theirs by name (src/sandbox/http/app.ts).
  * @module
  */
 import { parseRequest } from '../../models/index.js';
@@ -100,7 +102,7 @@ function validate<T>(schema: RouteDef['body'], value: unknown, prefix: string): 
   throw new ApiError('validation_error', 'The request is invalid.', { issues });
 }
 
-const execute: Stage = async (call) => {
+const validateInput: Check = (call) => {
   const routeDef = call.route as RouteDef;
   let body: unknown = {};
   if (MUTATIONS.has(call.method) && call.bodyText.trim() !== '') {
@@ -121,15 +123,21 @@ const execute: Stage = async (call) => {
   const parsedQuery = validate(routeDef.query, query, '');
   routeDef.precheck?.(body);
   const parsedBody = validate(routeDef.body, body, '');
+  call.input = { params, query: parsedQuery, body: parsedBody };
+};
+
+const execute: Stage = async (call) => {
+  const routeDef = call.route as RouteDef;
+  const input = call.input as NonNullable<AppCall['input']>;
   const reply = await routeDef.handler({
     world: call.platform,
     tenant: call.tenant as TenantState,
     key: call.key as KeyRec,
     at: call.at,
     requestId: call.requestId,
-    params: params as never,
-    query: parsedQuery as never,
-    body: parsedBody as never,
+    params: input.params as never,
+    query: input.query as never,
+    body: input.body as never,
   });
   if (reply.status === 204) return { status: 204, body: null, headers: {} };
   return { status: reply.status, body: JSON.stringify(reply.body), headers: { ...JSON_HEADERS } };
@@ -140,7 +148,8 @@ export const STAGES: readonly NamedStage[] = [
   { name: 'authenticate', check: authenticate },
   { name: 'route', check: route },
   { name: 'authorize', check: authorize },
-  { name: 'rate_limit', check: rateLimit },
   { name: 'idempotency', run: idempotency },
+  { name: 'validate', check: validateInput },
+  { name: 'rate_limit', check: rateLimit },
   { name: 'execute', run: execute },
 ];

@@ -42,8 +42,13 @@ export const API_KEY_ROUTES: RouteDef[] = [
     body: NoBody,
     handler({ world, tenant, at, params }) {
       const old = tenant.keys.find((k) => k.id === params.id);
-      // Keys are credentials: another tenant's key and an unknown id answer the same.
-      if (!old) throw new ApiError('unauthorized', 'This API key is not yours.');
+      if (!old) {
+        // Rule 8: `unauthorized` is a known caller naming a resource that is not theirs (a key of
+        // another tenant); an id that exists nowhere is not found (docs/decisions.md, Errors).
+        const elsewhere = [...world.tenants.values()].some((t) => t.keys.some((k) => k.id === params.id));
+        if (elsewhere) throw new ApiError('unauthorized', 'This API key is not yours.');
+        throw new ApiError('api_key_not_found', `No API key ${params.id}.`);
+      }
       if (old.revokedAt !== null) throw new ApiError('invalid_transaction_state', 'This API key is already revoked.');
       const key = world.issueKey(tenant, old.name, old.capabilities, at);
       old.revokedAt = at;

@@ -4,7 +4,7 @@
  */
 import { ListConversionsParams } from '../../../models/index.js';
 import { conversionOut } from '../../core/wire.js';
-import { applyConversion, getConversion } from '../../core/conversions.js';
+import { applyConversion, getConversion, liquidateConversion } from '../../core/conversions.js';
 import { listPage } from '../list.js';
 import { IdParams, NoBody } from './shared.js';
 import { type RouteDef, define, ok } from './types.js';
@@ -63,7 +63,7 @@ export const CONVERSION_ROUTES: RouteDef[] = [
     body: NoBody,
     handler({ world, tenant, at, params }) {
       const conv = getConversion(tenant, params.id);
-      applyConversion({ world, tenant, at }, conv, 'liquidate');
+      liquidateConversion({ world, tenant, at }, conv);
       return ok(conversionOut(conv));
     },
   }),

@@ -17,7 +17,7 @@ import type { Scope } from '../../core/world.js';
 import { ApiError, invalid } from '../../core/errors.js';
 import type { ConversionTrigger } from '../../core/machines.js';
 import { apiKeyOut, conversionOut, iso, kycViewOut, transactionOut } from '../../core/wire.js';
-import { type DepositOptions, applyConversion, getConversion, receiveFunds } from '../../core/conversions.js';
+import { type DepositOptions, applyConversion, expireConversion, getConversion, receiveFunds } from '../../core/conversions.js';
 import { getTransaction, payTransaction } from '../../core/transactions.js';
 import { applyKyc, liveUser } from '../../core/users.js';
 import type { FailureReason } from '../../../models/index.js';
@@ -38,7 +38,13 @@ function scopeAt(ctx: RouteContext<unknown, unknown, unknown>, occurredAt: strin
 }
 
 function fund(direction: 'onramp' | 'offramp' | 'any') {
-  return (ctx: RouteContext<{ id: string }, unknown, { amount?: string | undefined; settle?: boolean | undefined; confirmed?: boolean | undefined; deposit_address?: string | undefined }>) => {
+  return (
+    ctx: RouteContext<
+      { id: string },
+      unknown,
+      { amount?: string | undefined; settle?: boolean | undefined; confirmed?: boolean | undefined; deposit_address?: string | undefined; late?: boolean | undefined }
+    >,
+  ) => {
     const conv = getConversion(ctx.tenant, ctx.params.id);
     if (direction !== 'any' && conv.direction !== direction) {
       throw new ApiError('invalid_transaction_state', `This conversion is an ${conv.direction}; use the ${conv.direction} helper.`);
@@ -48,6 +54,7 @@ function fund(direction: 'onramp' | 'offramp' | 'any') {
       settle: ctx.body.settle,
       confirmed: ctx.body.confirmed,
       depositAddress: ctx.body.deposit_address,
+      late: ctx.body.late,
     };
     receiveFunds(scopeAt(ctx, undefined), conv, options);
     return ok(conversionOut(conv));
@@ -77,7 +84,7 @@ export const TEST_HELPER_ROUTES: RouteDef[] = [
     body: ExpireConversionBody,
     handler(ctx) {
       const conv = getConversion(ctx.tenant, ctx.params.id);
-      applyConversion(scopeAt(ctx, ctx.body.occurred_at, conv), conv, 'expire');
+      expireConversion(scopeAt(ctx, ctx.body.occurred_at, conv), conv);
       return ok(conversionOut(conv));
     },
   }),
