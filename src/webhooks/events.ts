@@ -27,7 +27,7 @@ export type UserEventType = Extract<EventType, `user.${string}`>;
 /** A `conversion.*` event: `data.object` is the Conversion. */
 export type ConversionEvent = EventsOf<ConversionEventType, Conversion>;
 /**
- * `transaction.sending_pix`: a Pix payout was dispatched (an offramp funded, or a standby
+ * `transaction.sending_pix`: a Pix payout was dispatched (an offramp funded, or an offramp
  * liquidated). `data.object` is the Conversion, since an offramp's payout has no Transaction
  * record (docs/decisions.md, "Sandbox engine").
  */

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createSandbox } from '../../src/sandbox/index.js';
-import { approvedUser, offrampBody, onrampBody, raw } from './raw.js';
+import { approvedUser, offrampBody, raw } from './raw.js';
 import { T0, expectCode, setup } from './fixture.js';
 
 const MIN = 60_000;
