@@ -57,6 +57,13 @@ describe('error catalog conformance', () => {
     const body = { external_id: 'x', name: 'X', document_type: 'cpf', document_number: cpf(3) };
     await raw(sb, 'POST', '/v1/users', body, { idempotencyKey: 'k1' });
     expectError(await raw(sb, 'POST', '/v1/users', { ...body, name: 'Y' }, { idempotencyKey: 'k1' }), 'idempotency_key_reused');
+    // A replayed error: its x-request-id and its body's request_id agree (the first request's).
+    const bad = { ...body, external_id: 'w', document_number: '123.456.789-00' };
+    const firstBad = await raw(sb, 'POST', '/v1/users', bad, { idempotencyKey: 'k3' });
+    const replayed = await raw(sb, 'POST', '/v1/users', bad, { idempotencyKey: 'k3' });
+    expectError(firstBad, 'invalid_cpf');
+    expectError(replayed, 'invalid_cpf');
+    expect([replayed.headers.get('idempotent-replayed'), replayed.body.request_id]).toEqual(['true', firstBad.body.request_id]);
     let release: () => void = () => undefined;
     const gate = new Promise<void>((resolve) => (release = resolve));
     sb.use('gate', async (call, next) => {

@@ -4,12 +4,12 @@
  * - `fault_transport`, first of all: turns a call marked "lost" into the network-fault marker
  *   that `sandbox.fetch` rejects on (a pipeline stage cannot make `fetch` reject by itself:
  *   `runPipeline` turns every throw into an error envelope).
- * - `faults`, after authentication, routing, authorization and the rate limit (so plans are per
- *   tenant and per operation) and before idempotency (so an injected error is never stored for
+ * - `faults`, after authentication, routing and authorization (so plans are per tenant and per
+ *   operation; the rate limit comes later, inside idempotency) and before idempotency (so an injected error is never stored for
  *   the Idempotency-Key, and a retry with the same key is counted as a new call): picks the plan
  *   and answers errors and network failures at once.
- * - `fault_latency`, after idempotency and right before `execute`: latency, while the idempotency
- *   record stays "in progress".
+ * - `fault_latency`, after idempotency, validation and the rate limit, right before `execute`:
+ *   latency, while the idempotency record stays "in progress".
  *
  * "Commit, then lose the response" lets the call go on through idempotency and `execute` (the
  * operation runs and its answer is stored for the key, or a stored answer is replayed), then
