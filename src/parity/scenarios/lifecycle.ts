@@ -93,9 +93,9 @@ export const LIFECYCLE_SCENARIOS: readonly Scenario[] = [
       await ctx.step('expire helper', () => ctx.client.testHelpers.conversions.expire(off.conversion.id));
       try {
         const c = await ctx.client.testHelpers.conversions.simulateOfframpDeposit(off.conversion.id);
-        ctx.check('deposit after expiry', 'finding', 'standby late_post_window', `${c.status} ${c.standby_reason ?? ''}`.trim());
+        ctx.check('deposit after expiry', 'finding', '409 invalid_transaction_state', `${c.status} ${c.standby_reason ?? ''}`.trim());
       } catch (error) {
-        ctx.check('deposit after expiry', 'finding', 'standby late_post_window', describeError(error));
+        ctx.check('deposit after expiry', 'finding', '409 invalid_transaction_state', describeError(error));
       }
     },
   },
