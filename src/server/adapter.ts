@@ -11,8 +11,9 @@ import { type IncomingMessage, STATUS_CODES, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { envelopeAnswer } from '../sandbox/http/call.js';
-import { isNetworkFault } from '../sandbox/plugins/faults/marker.js';
 import { CorsPolicy, isPreflight } from './cors.js';
+import { FAULT_PLAN_HEADER } from '../sandbox/plugins/faults/injector.js';
+import { NETWORK_FAULT_HEADER, isNetworkFault } from '../sandbox/plugins/faults/marker.js';
 
 /** One line of the request log. Never holds a key, a header or a query string. */
 export interface RequestLogEntry {
@@ -21,6 +22,10 @@ export interface RequestLogEntry {
   status: number;
   ms: number;
   requestId: string;
+  /** The answer was an idempotent replay. */
+  replayed: boolean;
+  /** The injected fault plan that answered, or `null`. */
+  fault: string | null;
 }
 
 /** Options of {@link createListener}. */
@@ -176,6 +181,12 @@ export function logPath(url: string | undefined): string {
 
 // When each request started, for the log line of a request that Node itself ends (a timeout).
 const startedAt = new WeakMap<IncomingMessage, number>();
+/** The fault plan of an injected answer: `x-...-fault-plan: <id>`, or `x-...-fault: network;plan=<id>`. */
+function faultPlan(response: Response): string | null {
+  const network = response.headers.get(NETWORK_FAULT_HEADER);
+  if (network !== null) return /plan=([^;]+)/.exec(network)?.[1] ?? 'network';
+  return response.headers.get(FAULT_PLAN_HEADER);
+}
 
 /** The `http.Server` request listener over a sandbox. */
 export function createListener(handler: Handler, options: ListenerOptions): (req: IncomingMessage, res: ServerResponse) => void {
@@ -211,6 +222,8 @@ export function createListener(handler: Handler, options: ListenerOptions): (req
           status: response.status,
           ms: performance.now() - started,
           requestId: response.headers.get('x-request-id') ?? '-',
+          replayed: response.headers.get('idempotent-replayed') === 'true',
+          fault: faultPlan(response),
         });
       })
       .catch(() => {
@@ -302,6 +315,8 @@ export function createClientErrorHandler(options: ClientErrorOptions): (error: N
       status,
       ms: started === undefined ? 0 : performance.now() - started,
       requestId,
+      replayed: false,
+      fault: null,
     });
   };
 }

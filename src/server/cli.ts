@@ -1,81 +1,48 @@
 /**
- * bin `pix-usdt-sandbox`: `serve` starts the sandbox as an HTTP(S) server; `conformance`
- * checks any deployment of the API against the reference (src/server/conformance.ts).
- * stdout carries exactly one JSON line (the URL, the API key and the tenant id) once
- * listening; everything else goes to stderr. Exit codes: 0 after a clean stop, 1 when the
- * server cannot start, 2 on a command-line mistake.
+ * bin `pix-usdt-sandbox`: `serve` starts the sandbox as an HTTP(S) server; `listen`, `trigger`,
+ * `logs tail` and `resend` drive a running one; `conformance` checks any deployment of the API
+ * against the reference (src/server/conformance.ts). `serve` prints exactly one JSON line on stdout
+ * once listening and logs to stderr. Exit codes: 0 ok, 1 failure (or a server that cannot
+ * start), 2 usage error, 3 server unreachable, 4 API key refused.
  * @module
  */
 import { version } from '../../package.json';
 import { UsageError, parseCommand } from './args.js';
-import { conformanceMain } from './conformance.js';
-import { type ReadyLine, type RunningServer, startServer } from './main.js';
+import { EXIT, processIo } from './run/io.js';
+import { run } from './run/index.js';
 
-const log = (line: string): void => {
-  process.stderr.write(`${line}\n`);
-};
-
-function stopOnSignals(server: RunningServer): void {
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals): void => {
-    if (stopping) {
-      // A second signal: stop waiting for slow clients.
-      server.forceClose();
-      return;
-    }
-    stopping = true;
-    log(`pix-usdt-sandbox: ${signal}, finishing requests in flight`);
-    void server.close().then(() => {
-      log('pix-usdt-sandbox: stopped');
-      // Pending webhook retries must not keep the process alive.
-      process.exit(0);
-    });
-  };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
-}
+// A reader that went away (a closed pipe) must not turn into an uncaught EPIPE.
+process.stdout.on('error', () => undefined);
+process.stderr.on('error', () => undefined);
 
 async function main(argv: readonly string[]): Promise<number | null> {
-  if (argv[0] === 'conformance') {
-    return conformanceMain(argv.slice(1), { stdout: (t) => void process.stdout.write(t), stderr: (t) => void process.stderr.write(t), env: process.env });
-  }
   let command;
   try {
     command = parseCommand(argv);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    log(`pix-usdt-sandbox: ${error.message}`);
-    return 2;
+    processIo.stderr(`pix-usdt-sandbox: ${error.message}`);
+    return EXIT.usage;
   }
   if (command.kind === 'help') {
     process.stdout.write(command.text);
-    return 0;
+    return EXIT.ok;
   }
   if (command.kind === 'version') {
     process.stdout.write(`${version}\n`);
-    return 0;
+    return EXIT.ok;
   }
-  let server: RunningServer;
-  try {
-    server = await startServer(command.options, log);
-  } catch (error) {
-    const e = error as NodeJS.ErrnoException;
-    log(`pix-usdt-sandbox: cannot start: ${e.code === 'EADDRINUSE' ? `port ${command.options.port} is in use (try --port 0)` : e.message}`);
-    return 1;
-  }
-  stopOnSignals(server);
-  const ready: ReadyLine = { url: server.url, api_key: server.sandbox.apiKey, tenant_id: server.sandbox.tenantId };
-  process.stdout.write(`${JSON.stringify(ready)}\n`);
-  log(`pix-usdt-sandbox: ${server.sandbox.environment} listening on ${server.url} (Ctrl-C to stop)`);
-  return null;
+  return run(command, processIo);
 }
 
 main(process.argv.slice(2)).then(
   (code) => {
-    if (code !== null) process.exitCode = code;
+    // A command that is done exits now: keep-alive sockets of its client must not hold it open.
+    // The empty write's callback comes after every earlier write is flushed.
+    if (code !== null) process.stdout.write('', () => process.exit(code));
   },
   (error: unknown) => {
-    log(`pix-usdt-sandbox: ${error instanceof Error ? error.message : String(error)}`);
-    process.exitCode = 1;
+    processIo.stderr(`pix-usdt-sandbox: ${error instanceof Error ? error.message : String(error)}`);
+    process.stdout.write('', () => process.exit(EXIT.failure));
   },
 );

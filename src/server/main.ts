@@ -7,8 +7,9 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { type Sandbox, type SandboxOptions, createSandbox } from '../sandbox/index.js';
 import { type RequestLogEntry, createClientErrorHandler, createConnectHandler, createListener } from './adapter.js';
-import type { ServeOptions } from './args.js';
+import type { ServeOptions } from './commands/serve.js';
 import { CorsPolicy } from './cors.js';
+import { LOG_STREAM_PATH, RequestLog } from './request-log.js';
 import { type TlsMaterial, generateSelfSigned, readTlsFiles } from './tls.js';
 import { createHttpsTransport } from './transport.js';
 
@@ -17,6 +18,8 @@ export interface RunningServer {
   /** `http://127.0.0.1:4010`, with the real port. */
   url: string;
   sandbox: Sandbox;
+  /** The last requests answered, and the live feed of `logs tail`. */
+  requests: RequestLog;
   /** Stops accepting connections and resolves once the requests in flight are answered. */
   close(): Promise<void>;
   /** Drops every open connection at once (a second signal). */
@@ -87,14 +90,39 @@ export async function startServer(options: ServerOptions, log: (line: string) =>
   // The origin is only known once listening (port 0); the listener reads it then.
   let origin = '';
   let closing: Promise<void> | null = null;
-  const listener = createListener(sandbox, {
+  const requests = new RequestLog();
+  // Every answered request: a line on stderr and an entry of the live log (`logs tail`).
+  const record = (entry: RequestLogEntry): void => {
+    log(formatLog(entry));
+    requests.add({
+      at: new Date().toISOString(),
+      request_id: entry.requestId,
+      method: entry.method,
+      path: entry.path,
+      status: entry.status,
+      latency_ms: Math.round(entry.ms * 10) / 10,
+      replayed: entry.replayed,
+      fault: entry.fault,
+    });
+  };
+  const api = createListener(sandbox, {
     get origin() {
       return origin;
     },
-    log: (entry) => log(formatLog(entry)),
+    log: record,
     closing: () => closing !== null,
     cors,
   });
+  // Any key of this server may read the log: a key the engine does not refuse as unknown (401).
+  const authorize = async (authorization: string | undefined): Promise<boolean> => {
+    if (authorization === undefined) return false;
+    const probe = await sandbox.handle(new Request(`${origin}/v1/webhook_endpoints?limit=1`, { headers: { authorization } }));
+    return probe.status !== 401;
+  };
+  const listener: http.RequestListener = (req, res) => {
+    if ((req.url ?? '').split('?')[0] === LOG_STREAM_PATH) void requests.stream(req, res, authorize).catch(() => res.destroy());
+    else api(req, res);
+  };
   // Bounded waits for slow or stuck clients. Node checks them every `connectionsCheckingInterval`
   // (30 s by default, so a 10 s header limit bit after up to 40 s): check often enough that a
   // limit bites within a tenth of itself.
@@ -107,7 +135,7 @@ export async function startServer(options: ServerOptions, log: (line: string) =>
   const server: http.Server = tls === null ? http.createServer(limits, listener) : https.createServer({ ...limits, cert: tls.cert, key: tls.key }, listener);
   server.keepAliveTimeout = timeouts.keepAliveMs;
   // What Node's parser and timers refuse gets the envelope too.
-  server.on('clientError', createClientErrorHandler({ log: (entry) => log(formatLog(entry)), timeouts, cors }));
+  server.on('clientError', createClientErrorHandler({ log: record, timeouts, cors }));
   server.on('connect', createConnectHandler(listener));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -127,8 +155,10 @@ export async function startServer(options: ServerOptions, log: (line: string) =>
   return {
     url: origin,
     sandbox,
+    requests,
     close() {
       clearInterval(tick);
+      requests.closeStreams();
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());
         // Keep-alive sockets with no request in flight would hold `close` open.

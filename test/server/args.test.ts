@@ -53,7 +53,7 @@ describe('parseCommand', () => {
     [['serve', '--cert', 'a.pem', '--key', 'b.pem'], /need --https/],
     [['serve', '--host', 'bad host!'], /--host must be/],
     [['serve', '--host', ''], /--host must be/],
-    [['serve', 'extra'], /Unknown command/],
+    [['serve', 'extra'], /Too many arguments for 'serve'/],
     [['start'], /Unknown command/],
     [['start', '--help'], /Unknown command/],
     [['serve', '--webhook-allow', '10.0.0.0/40'], /--webhook-allow "10.0.0.0\/40": the prefix length must be 0 to 32/],

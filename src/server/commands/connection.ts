@@ -1,0 +1,34 @@
+/**
+ * The options of every command that talks to a running server: where it is, the key, and
+ * whether to print JSON lines.
+ * @module
+ */
+import { type Command, Option } from 'commander';
+import { DEFAULT_URL, UsageError, parseHttpUrl } from '../usage.js';
+
+/** Where the server is and how to talk to it. */
+export interface Connection {
+  /** The server's origin, e.g. `http://127.0.0.1:4010`. */
+  url: string;
+  apiKey: string;
+  /** One JSON object per line on stdout instead of text. */
+  json: boolean;
+}
+
+/** Adds `--url`, `--api-key` and `--json` to `command`. */
+export function withConnection(command: Command): Command {
+  return command
+    .addOption(new Option('--url <URL>', `the server (the "url" of serve's JSON line; default ${DEFAULT_URL})`).env('PIX_USDT_SANDBOX_URL'))
+    .addOption(new Option('--api-key <KEY>', `an API key of the server (the "api_key" of serve's JSON line)`).env('PIX_USDT_API_KEY'))
+    .option('--json', 'one JSON object per line on stdout, for scripts');
+}
+
+/** Reads the connection options; throws {@link UsageError} without a key. */
+export function parseConnection(values: Record<string, unknown>): Connection {
+  const url = parseHttpUrl(typeof values['url'] === 'string' ? values['url'] : DEFAULT_URL, '--url');
+  const apiKey = values['apiKey'];
+  if (typeof apiKey !== 'string' || apiKey === '') {
+    throw new UsageError('An API key is needed: --api-key KEY or PIX_USDT_API_KEY (the "api_key" that serve prints).');
+  }
+  return { url: url.origin, apiKey, json: values['json'] === true };
+}

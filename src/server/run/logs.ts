@@ -1,0 +1,67 @@
+/**
+ * `logs tail`: reads the server's request log feed (server-sent events at `/_sandbox/logs`).
+ * @module
+ */
+import { type LogsTailOptions, statusMatches } from '../commands/logs.js';
+import { LOG_STREAM_PATH, type LoggedRequest } from '../request-log.js';
+import { EXIT, type Io, print, untilSignal } from './io.js';
+
+function line(entry: LoggedRequest): string {
+  const flags = [entry.replayed ? 'replayed' : '', entry.fault === null ? '' : `fault=${entry.fault}`].filter((f) => f !== '').join(' ');
+  return `${entry.at}  ${entry.request_id}  ${entry.method} ${entry.path} ${entry.status} ${entry.latency_ms}ms${flags === '' ? '' : `  ${flags}`}`;
+}
+
+/** Runs `logs tail` until SIGINT/SIGTERM or until the server ends the feed. */
+export async function runLogsTail(options: LogsTailOptions, io: Io): Promise<number> {
+  const stop = new AbortController();
+  let response: Response;
+  try {
+    response = await fetch(`${options.url}${LOG_STREAM_PATH}`, { headers: { authorization: `Bearer ${options.apiKey}`, accept: 'text/event-stream' }, signal: stop.signal });
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
+    io.stderr(`pix-usdt-sandbox: logs tail: cannot reach the server at ${options.url} (${cause}). Is \`pix-usdt-sandbox serve\` running there? Set --url or PIX_USDT_SANDBOX_URL to the "url" it printed.`);
+    return EXIT.unreachable;
+  }
+  if (response.status === 401) {
+    io.stderr('pix-usdt-sandbox: logs tail: the server refused the API key. Use the "api_key" that serve printed (--api-key or PIX_USDT_API_KEY).');
+    return EXIT.refused;
+  }
+  if (!response.ok || response.body === null) {
+    io.stderr(`pix-usdt-sandbox: logs tail: ${options.url}${LOG_STREAM_PATH} answered ${response.status}; is this a pix-usdt-sandbox server of this version or later?`);
+    return EXIT.failure;
+  }
+  io.stderr(`pix-usdt-sandbox: tailing the request log of ${options.url} (Ctrl-C to stop)`);
+  let signalled = false;
+  void untilSignal().then(() => {
+    signalled = true;
+    stop.abort();
+  });
+  const decoder = new TextDecoder();
+  let buffer = '';
+  try {
+    const reader = response.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      buffer += decoder.decode(value, { stream: true });
+      let end;
+      while ((end = buffer.indexOf('\n\n')) >= 0) {
+        const frame = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const data = frame.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
+        if (data === '') continue; // a comment or a heartbeat
+        const entry = JSON.parse(data) as LoggedRequest;
+        if (!statusMatches(options.status, entry.status)) continue;
+        if (options.path !== undefined && !entry.path.startsWith(options.path)) continue;
+        print(io, options, { ...entry }, line(entry));
+      }
+    }
+  } catch (error) {
+    if (!signalled) {
+      io.stderr(`pix-usdt-sandbox: logs tail: the feed broke: ${(error as Error).message}`);
+      return EXIT.unreachable;
+    }
+  }
+  if (!signalled) io.stderr('pix-usdt-sandbox: the server closed the log (it stopped).');
+  return EXIT.ok;
+}
