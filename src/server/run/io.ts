@@ -57,7 +57,8 @@ export function fail(io: Io, connection: Connection, error: unknown, doing: stri
       io.stderr(`${prefix} the API key lacks a capability${request}: ${error.message}`);
       return EXIT.refused;
     }
-    io.stderr(`${prefix} ${error.status ?? ''} ${error.code ?? ''}: ${error.message}${request}`.replace(/ {2,}/g, ' '));
+    const code = error.code ?? 'error';
+    io.stderr(`${prefix} ${error.status ?? ''} ${error.message.startsWith(code) ? error.message : `${code}: ${error.message}`}${request}`.replace(/ {2,}/g, ' '));
     return EXIT.failure;
   }
   io.stderr(`${prefix} ${error instanceof Error ? error.message : String(error)}`);
