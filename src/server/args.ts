@@ -69,7 +69,10 @@ export function parseCommand(argv: readonly string[]): Command {
   const captured: Captured = { out: '', err: '' };
   let plan: Plan | undefined;
   const program = buildProgram(captured, (p) => (plan = p));
-  if (argv.length === 0) return { kind: 'help', text: program.helpInformation() };
+  if (argv.length === 0) {
+    program.outputHelp();
+    return { kind: 'help', text: captured.out };
+  }
   const first = argv[0] as string;
   if (!first.startsWith('-') && !program.commands.some((c) => c.name() === first)) {
     throw new UsageError(`Unknown command ${JSON.stringify(first)}; the commands are ${program.commands.map((c) => c.name()).join(', ')}. Run ${NAME} --help.`);

@@ -62,3 +62,65 @@ describe('start-up failures exit 1', () => {
     expect(child.stderr()).toMatch(/Cannot read --cert \/nonexistent\/cert.pem: ENOENT/);
   });
 });
+
+describe('the commands that talk to a server', () => {
+  it.each([['listen'], ['trigger'], ['logs', 'tail'], ['resend']])('%j --help: exit 0, the connection flags and --json', async (...words) => {
+    const child = run([...words, '--help']);
+    expect(await exitCode(child)).toBe(0);
+    for (const flag of ['--url', '--api-key', '--json', 'PIX_USDT_SANDBOX_URL', 'PIX_USDT_API_KEY']) expect(child.stdout()).toContain(flag);
+    expect(child.stdout()).toContain(`pix-usdt-sandbox ${words.join(' ')}`);
+  });
+
+  it('the top-level help lists every command and the exit codes', async () => {
+    const child = run(['--help']);
+    expect(await exitCode(child)).toBe(0);
+    for (const command of ['serve', 'listen', 'trigger', 'logs tail', 'resend']) expect(child.stdout()).toContain(`pix-usdt-sandbox ${command}`);
+    expect(child.stdout()).toMatch(/Exit codes: 0 ok, 1 .*\n2 usage error, 3 the server cannot be reached, 4 the server refused the API key/);
+  });
+
+  it.each([
+    [['listen'], /required option '--forward-to <URL>' not specified/i],
+    [['listen', '--forward-to', 'ftp://x', '--api-key', 'k'], /--forward-to must be an http:\/\/ or https:\/\/ URL/],
+    [['listen', '--forward-to', 'http://localhost:3000', '--events', 'conversion.nope', '--api-key', 'k'], /--events: "conversion.nope" names no event kind/],
+    [['trigger', 'conversion.completed'], /An API key is needed: --api-key KEY or PIX_USDT_API_KEY/],
+    [['trigger', 'conversion.nope', '--api-key', 'k'], /Unknown scenario "conversion.nope"; trigger --list/],
+    [['trigger', 'conversion.completed', '--reason', 'x', '--api-key', 'k'], /--reason is for conversion.standby and conversion.failed/],
+    [['trigger', 'conversion.standby', '--reason', 'wrong_address', '--direction', 'onramp', '--api-key', 'k'], /offramps only/],
+    [['trigger', 'conversion.completed', '--amount', '1e3', '--api-key', 'k'], /--amount must be a positive decimal/],
+    [['logs', 'tail', '--status', '4x', '--api-key', 'k'], /--status takes codes or classes/],
+    [['logs'], /Name a subcommand/],
+    [['resend', '--api-key', 'k'], /Give a delivery id/],
+    [['resend', 'abc', '--failed', '--api-key', 'k'], /not both/],
+  ])('%j: usage error, exit 2', async (args, message) => {
+    const child = run(args, { PIX_USDT_API_KEY: '', PIX_USDT_SANDBOX_URL: '' });
+    expect(await exitCode(child)).toBe(2);
+    expect(child.stderr()).toMatch(message);
+    expect(child.stdout()).toBe('');
+  });
+
+  it('trigger --list --json needs no server: one line per scenario', async () => {
+    const child = run(['trigger', '--list', '--json']);
+    expect(await exitCode(child)).toBe(0);
+    const names = child.stdout().trim().split('\n').map((l) => (JSON.parse(l) as { scenario: string }).scenario);
+    expect(names).toEqual(expect.arrayContaining(['conversion.completed', 'conversion.standby', 'conversion.abandoned', 'user.kyc_approved']));
+  });
+
+  it('nothing listens at --url: exit 3, and what to do', async () => {
+    const first = await serve();
+    const url = first.ready.url;
+    first.child.process.kill('SIGTERM');
+    await exitCode(first.child);
+    for (const args of [['trigger', 'user.kyc_pending'], ['resend', '--failed'], ['logs', 'tail']]) {
+      const child = run([...args, '--url', url, '--api-key', first.ready.api_key]);
+      expect(await exitCode(child), args.join(' ')).toBe(3);
+      expect(child.stderr()).toMatch(/cannot reach the server at .*serve` running there\? Set --url or PIX_USDT_SANDBOX_URL/);
+    }
+  });
+
+  it('a key the server refuses: exit 4', async () => {
+    const { ready } = await serve();
+    const child = run(['trigger', 'user.kyc_pending'], { PIX_USDT_SANDBOX_URL: ready.url, PIX_USDT_API_KEY: 'sk_test_not_a_key_of_this_server' });
+    expect(await exitCode(child)).toBe(4);
+    expect(child.stderr()).toMatch(/refused the API key/);
+  });
+});

@@ -25,7 +25,9 @@ export function withConnection(command: Command): Command {
 
 /** Reads the connection options; throws {@link UsageError} without a key. */
 export function parseConnection(values: Record<string, unknown>): Connection {
-  const url = parseHttpUrl(typeof values['url'] === 'string' ? values['url'] : DEFAULT_URL, '--url');
+  // An empty variable (`PIX_USDT_SANDBOX_URL=`) counts as unset.
+  const raw = values['url'];
+  const url = parseHttpUrl(typeof raw === 'string' && raw !== '' ? raw : DEFAULT_URL, '--url');
   const apiKey = values['apiKey'];
   if (typeof apiKey !== 'string' || apiKey === '') {
     throw new UsageError('An API key is needed: --api-key KEY or PIX_USDT_API_KEY (the "api_key" that serve prints).');
