@@ -5,7 +5,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCENARIOS } from '../../src/server/commands/trigger.js';
 import { constructEvent, isWebhookVerificationError } from '../../src/webhooks/index.js';
 import { type Child, type Ready, exitCode, run, serve, stopAll, waitFor } from './helpers.js';
@@ -138,6 +138,11 @@ describe('listen and trigger', () => {
     [['conversion.canceled'], 'conversion.canceled', 'conversion'],
     [['transaction.sending_pix'], 'transaction.sending_pix', 'conversion'],
   ];
+
+  it('the cases here and below cover every scenario of trigger --list', () => {
+    const covered = new Set([...cases.map(([args]) => args[0]), 'conversion.abandoned']);
+    expect([...covered].sort()).toEqual(Object.keys(SCENARIOS).sort());
+  });
 
   it.each(cases)('trigger %j: the event reaches the receiver through listen, signed', async (args, eventType, object) => {
     const { code, lines, child } = await runToEnd(['trigger', ...args, '--json'], envOf(ready));
