@@ -163,6 +163,8 @@ export async function runListen(options: ListenOptions, io: Io): Promise<number>
   }
   const { server, url, endpoint } = registered;
   endpointId = endpoint.id;
+  // Listening for the signals before the ready line: a caller may send one as soon as it reads it.
+  const stopped = untilSignal();
   print(
     io,
     options,
@@ -173,7 +175,7 @@ export async function runListen(options: ListenOptions, io: Io): Promise<number>
       `(endpoint ${endpoint.id} at ${url}; Ctrl-C deletes it)`,
     ].join('\n'),
   );
-  const signal = await untilSignal();
+  const signal = await stopped;
   server.close();
   server.closeAllConnections();
   try {

@@ -30,12 +30,13 @@ export async function runLogsTail(options: LogsTailOptions, io: Io): Promise<num
     io.stderr(`pix-usdt-sandbox: logs tail: ${options.url}${LOG_STREAM_PATH} answered ${response.status}; is this a pix-usdt-sandbox server of this version or later?`);
     return EXIT.failure;
   }
-  io.stderr(`pix-usdt-sandbox: tailing the request log of ${options.url} (Ctrl-C to stop)`);
   let signalled = false;
+  // Before the line that says it is tailing: a caller may signal as soon as it reads it.
   void untilSignal().then(() => {
     signalled = true;
     stop.abort();
   });
+  io.stderr(`pix-usdt-sandbox: tailing the request log of ${options.url} (Ctrl-C to stop)`);
   const decoder = new TextDecoder();
   let buffer = '';
   try {
