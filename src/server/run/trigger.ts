@@ -7,7 +7,7 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import Big from 'big.js';
 import type { Conversion, PixUsdt, SimulatePaymentBody } from '../../index.js';
-import { SANDBOX_PIX_EMAIL } from '../../sandbox/pix.js';
+import { SANDBOX_PIX_EMAIL } from '../../sandbox/index.js';
 import { SCENARIOS, type ScenarioName, type TriggerOptions } from '../commands/trigger.js';
 import { EXIT, type Io, clientOf, fail, print } from './io.js';
 
