@@ -113,9 +113,8 @@ describe('listen and trigger', () => {
   let listen: { child: Child; endpointId: string };
 
   beforeAll(async () => {
-    // --insecure-webhooks: until loopback receivers work by default, listen falls back to an
-    // https receiver with a session certificate, which the server reaches with this flag.
-    ({ ready } = await serve(['--insecure-webhooks']));
+    // No flag: loopback receivers work out of the box in the sandbox environment (plain http).
+    ({ ready } = await serve());
     receiver = await startReceiver();
     listen = await startListen(ready, receiver);
   });
@@ -214,7 +213,7 @@ describe('time travel: trigger conversion.abandoned and resend --failed', () => 
   let receiver: Receiver;
 
   beforeAll(async () => {
-    ({ ready } = await serve(['--insecure-webhooks']));
+    ({ ready } = await serve());
     receiver = await startReceiver();
     receiver.toleranceSeconds = 10 * 86_400;
   });

@@ -101,7 +101,7 @@ It also stops when its parent process exits, or when its stdin is a pipe that cl
       environment,
       insecureWebhooks: values['insecureWebhooks'] === true,
       webhookAllow: parseAllow(values['webhookAllow'] as string[]),
-      corsOrigins: parseCors(values['corsOrigins'] as string[]),
+      corsOrigins: parseCors(values['corsOrigin'] as string[]),
       sharedPlatformLimits: values['sharedPlatformLimits'] === true,
     };
   },
