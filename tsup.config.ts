@@ -45,5 +45,11 @@ export default defineConfig([
     sourcemap: false,
     noExternal: [/^zod/, 'uuid', 'eventemitter3', 'big.js'],
     banner: { js: '#!/usr/bin/env node' },
+    // Whitespace and syntax only: names stay, so a stack trace from the bin still reads
+    // (the tarball budget, test/package/tarball.test.ts; docs/decisions.md, "Packaging").
+    esbuildOptions(options) {
+      options.minifyWhitespace = true;
+      options.minifySyntax = true;
+    },
   },
 ]);

@@ -64,6 +64,9 @@ describe('start-up failures exit 1', () => {
 });
 
 describe('the commands that talk to a server', () => {
+  // Well formed, and a key of no server.
+  const KEY = `sk_test_${'a'.repeat(32)}`;
+
   it.each([['listen'], ['trigger'], ['logs', 'tail'], ['resend']])('%j --help: exit 0, the connection flags and --json', async (...words) => {
     const child = run([...words, '--help']);
     expect(await exitCode(child)).toBe(0);
@@ -80,17 +83,18 @@ describe('the commands that talk to a server', () => {
 
   it.each([
     [['listen'], /required option '--forward-to <URL>' not specified/i],
-    [['listen', '--forward-to', 'ftp://x', '--api-key', 'k'], /--forward-to must be an http:\/\/ or https:\/\/ URL/],
-    [['listen', '--forward-to', 'http://localhost:3000', '--events', 'conversion.nope', '--api-key', 'k'], /--events: "conversion.nope" names no event kind/],
+    [['listen', '--forward-to', 'ftp://x', '--api-key', KEY], /--forward-to must be an http:\/\/ or https:\/\/ URL/],
+    [['listen', '--forward-to', 'http://localhost:3000', '--events', 'conversion.nope', '--api-key', KEY], /--events: "conversion.nope" names no event kind/],
     [['trigger', 'conversion.completed'], /An API key is needed: --api-key KEY or PIX_USDT_API_KEY/],
-    [['trigger', 'conversion.nope', '--api-key', 'k'], /Unknown scenario "conversion.nope"; trigger --list/],
-    [['trigger', 'conversion.completed', '--reason', 'x', '--api-key', 'k'], /--reason is for conversion.standby and conversion.failed/],
-    [['trigger', 'conversion.standby', '--reason', 'wrong_address', '--direction', 'onramp', '--api-key', 'k'], /offramps only/],
-    [['trigger', 'conversion.completed', '--amount', '1e3', '--api-key', 'k'], /--amount must be a positive decimal/],
-    [['logs', 'tail', '--status', '4x', '--api-key', 'k'], /--status takes codes or classes/],
+    [['trigger', 'conversion.nope', '--api-key', KEY], /Unknown scenario "conversion.nope"; trigger --list/],
+    [['trigger', 'conversion.completed', '--reason', 'x', '--api-key', KEY], /--reason is for conversion.standby and conversion.failed/],
+    [['trigger', 'conversion.standby', '--reason', 'wrong_address', '--direction', 'onramp', '--api-key', KEY], /offramps only/],
+    [['trigger', 'conversion.completed', '--amount', '1e3', '--api-key', KEY], /--amount must be a positive decimal/],
+    [['logs', 'tail', '--status', '4x', '--api-key', KEY], /--status takes codes or classes/],
     [['logs'], /Name a subcommand/],
-    [['resend', '--api-key', 'k'], /Give a delivery id/],
-    [['resend', 'abc', '--failed', '--api-key', 'k'], /not both/],
+    [['resend', '--api-key', KEY], /Give a delivery id/],
+    [['resend', 'abc', '--failed', '--api-key', KEY], /not both/],
+    [['resend', '--failed', '--api-key', 'sk_test_short'], /The API key is malformed/],
   ])('%j: usage error, exit 2', async (args, message) => {
     const child = run(args, { PIX_USDT_API_KEY: '', PIX_USDT_SANDBOX_URL: '' });
     expect(await exitCode(child)).toBe(2);
@@ -119,7 +123,7 @@ describe('the commands that talk to a server', () => {
 
   it('a key the server refuses: exit 4', async () => {
     const { ready } = await serve();
-    const child = run(['trigger', 'user.kyc_pending'], { PIX_USDT_SANDBOX_URL: ready.url, PIX_USDT_API_KEY: 'sk_test_not_a_key_of_this_server' });
+    const child = run(['trigger', 'user.kyc_pending'], { PIX_USDT_SANDBOX_URL: ready.url, PIX_USDT_API_KEY: KEY });
     expect(await exitCode(child)).toBe(4);
     expect(child.stderr()).toMatch(/refused the API key/);
   });

@@ -85,7 +85,7 @@ describe('logs tail', () => {
   });
 
   it('a key the server does not know: exit 4; the feed answers 401', async () => {
-    const child = run(['logs', 'tail'], { ...envOf(ready), PIX_USDT_API_KEY: 'sk_test_unknown' });
+    const child = run(['logs', 'tail'], { ...envOf(ready), PIX_USDT_API_KEY: `sk_test_${'u'.repeat(32)}` });
     expect(await exitCode(child)).toBe(4);
     expect(child.stderr()).toMatch(/refused the API key/);
     const res = await fetch(`${ready.url}/_sandbox/logs`);

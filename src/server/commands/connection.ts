@@ -4,6 +4,7 @@
  * @module
  */
 import { type Command, Option } from 'commander';
+import { API_KEY_FORMAT } from '../../models/index.js';
 import { DEFAULT_URL, UsageError, parseHttpUrl } from '../usage.js';
 
 /** Where the server is and how to talk to it. */
@@ -31,6 +32,9 @@ export function parseConnection(values: Record<string, unknown>): Connection {
   const apiKey = values['apiKey'];
   if (typeof apiKey !== 'string' || apiKey === '') {
     throw new UsageError('An API key is needed: --api-key KEY or PIX_USDT_API_KEY (the "api_key" that serve prints).');
+  }
+  if (!API_KEY_FORMAT.test(apiKey)) {
+    throw new UsageError('The API key is malformed: a key is sk_test_ or sk_live_ and 32 letters or digits (the key is not shown).');
   }
   return { url: url.origin, apiKey, json: values['json'] === true };
 }
