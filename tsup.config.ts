@@ -45,11 +45,12 @@ export default defineConfig([
     sourcemap: false,
     noExternal: [/^zod/, 'uuid', 'eventemitter3', 'big.js'],
     banner: { js: '#!/usr/bin/env node' },
-    // Whitespace and syntax only: names stay, so a stack trace from the bin still reads
-    // (the tarball budget, test/package/tarball.test.ts; docs/decisions.md, "Packaging").
+    // Minified with names kept (`keepNames`), so errors and stack traces of the bin still name
+    // their functions (the tarball budget, test/package/tarball.test.ts; docs/decisions.md,
+    // "Sandbox server and msw").
     esbuildOptions(options) {
-      options.minifyWhitespace = true;
-      options.minifySyntax = true;
+      options.minify = true;
+      options.keepNames = true;
     },
   },
 ]);
