@@ -43,7 +43,7 @@ function diagramEdges(): string[] {
 }
 
 // parity is client side (it imports the client and webhooks only); the server's CLI runs it.
-const RANK: Record<string, number> = { models: 0, webhooks: 0, client: 0, parity: 0, core: 1, http: 2, 'plugins/webhooks': 3, 'plugins/faults': 3, wiring: 4, server: 5 };
+const RANK: Record<string, number> = { models: 0, pix: 0, webhooks: 0, client: 0, parity: 0, core: 1, http: 2, 'plugins/webhooks': 3, 'plugins/faults': 3, wiring: 4, server: 5 };
 
 describe('docs/architecture.md', () => {
   it('its diagram lists exactly the folder imports of the sandbox and the server', () => {
