@@ -1,7 +1,8 @@
 /**
  * Brazilian documents: CPF (11 digits) and CNPJ, numeric or the alphanumeric CNPJ the Receita
  * Federal issues from July 2026 (12 characters of [0-9A-Z], then two numeric check digits).
- * Validate, normalize, format, mask (as the API's `document_masked`) and generate test data.
+ * Validate, normalize, format and mask (as the API's `document_masked`); test-data generators are
+ * in `pix-usdt/pix/testing` (testing.ts), so that a checkout does not ship them.
  * @module
  */
 
@@ -32,8 +33,9 @@ export function normalizeCnpj(value: string): string | null {
  * rest is below 2, else 11 minus it), each character worth its char code minus 48 (digits keep
  * their value, `A` of the alphanumeric CNPJ is 17), weights from `first` down to 2 then from 9 down:
  * a CPF's 10..2 and 11..2, a CNPJ's 5..2,9..2 and 6..2,9..2.
+ * @internal
  */
-function withCheckDigits(body: string, first: number): string {
+export function withCheckDigits(body: string, first: number): string {
   for (let round = 0; round < 2; round++) {
     let sum = 0;
     let weight = first + round;
@@ -96,44 +98,4 @@ export function maskCpf(value: string): string | null {
  */
 export function maskCnpj(value: string): string | null {
   return layout(normalizeCnpj(value), '**.###.###/####-**');
-}
-
-/** Options of {@link generateCpf} and {@link generateCnpj}. */
-export interface GenerateDocumentOptions {
-  /**
-   * A source of numbers in [0, 1), as `Math.random` (the default). Pass a seeded one for
-   * reproducible test data.
-   */
-  random?: () => number;
-}
-
-/** Options of {@link generateCnpj}. */
-export interface GenerateCnpjOptions extends GenerateDocumentOptions {
-  /** Draw the 12 leading characters from [0-9A-Z] (the CNPJ issued from July 2026). Default false. */
-  alphanumeric?: boolean;
-}
-
-const DIGITS = '0123456789';
-
-/** `length` random characters of `alphabet` (not all the same), then the check digits. */
-function generate(alphabet: string, length: number, first: number, random: () => number = Math.random): string {
-  let body: string;
-  do {
-    body = '';
-    for (let i = 0; i < length; i++) body += alphabet[Math.floor(random() * alphabet.length)] ?? '0';
-  } while (/^(.)\1*$/.test(body));
-  return withCheckDigits(body, first);
-}
-
-/** A random CPF with valid check digits, 11 digits without punctuation. For test data only. */
-export function generateCpf(options: GenerateDocumentOptions = {}): string {
-  return generate(DIGITS, 9, 10, options.random);
-}
-
-/**
- * A random CNPJ with valid check digits, 14 characters without punctuation: numeric by default,
- * alphanumeric with `{ alphanumeric: true }`. For test data only.
- */
-export function generateCnpj(options: GenerateCnpjOptions = {}): string {
-  return generate(options.alphanumeric === true ? `${DIGITS}ABCDEFGHIJKLMNOPQRSTUVWXYZ` : DIGITS, 12, 5, options.random);
 }

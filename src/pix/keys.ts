@@ -63,14 +63,10 @@ function normalizePhone(value: string): string | null {
  */
 export function canonicalPixKey(value: string, type: PixKeyType): string | null {
   switch (type) {
-    case 'cpf': {
-      const cpf = normalizeCpf(value);
-      return cpf !== null && isValidCpf(cpf) ? cpf : null;
-    }
-    case 'cnpj': {
-      const cnpj = normalizeCnpj(value);
-      return cnpj !== null && isValidCnpj(cnpj) ? cnpj : null;
-    }
+    case 'cpf':
+      return isValidCpf(value) ? normalizeCpf(value) : null;
+    case 'cnpj':
+      return isValidCnpj(value) ? normalizeCnpj(value) : null;
     case 'email': {
       const email = value.toLowerCase();
       return email.length <= PIX_EMAIL_MAX_LENGTH && EMAIL.test(email) ? email : null;
