@@ -11,7 +11,7 @@
 import { SandboxImpl } from './sandbox.js';
 import type { Sandbox, SandboxOptions } from './types.js';
 
-export type { Sandbox, SandboxEvents, SandboxOptions, SandboxTenant } from './types.js';
+export type { Sandbox, SandboxClientOptions, SandboxEvents, SandboxOptions, SandboxTenant } from './types.js';
 
 export { ApiError, ERROR_STATUS, type ErrorCode } from './core/errors.js';
 export { CAPABILITIES, type Capability } from './core/capabilities.js';
