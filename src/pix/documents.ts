@@ -48,13 +48,15 @@ export function withCheckDigits(body: string, first: number): string {
   return body;
 }
 
+/** True when a normalized document (not one repeated character) ends with its two check digits. */
+const hasCheckDigits = (doc: string | null, first: number): boolean => doc !== null && !/^(.)\1*$/.test(doc) && withCheckDigits(doc.slice(0, -2), first) === doc;
+
 /**
  * True when `value` is a CPF (punctuated or not) with valid check digits. A CPF of one repeated
  * digit (`111.111.111-11`) passes the arithmetic but is not issued, and is rejected.
  */
 export function isValidCpf(value: string): boolean {
-  const cpf = normalizeCpf(value);
-  return cpf !== null && !/^(.)\1*$/.test(cpf) && withCheckDigits(cpf.slice(0, 9), 10) === cpf;
+  return hasCheckDigits(normalizeCpf(value), 10);
 }
 
 /**
@@ -64,8 +66,7 @@ export function isValidCpf(value: string): boolean {
  * repeated character is rejected.
  */
 export function isValidCnpj(value: string): boolean {
-  const cnpj = normalizeCnpj(value);
-  return cnpj !== null && !/^(.)\1*$/.test(cnpj) && withCheckDigits(cnpj.slice(0, 12), 5) === cnpj;
+  return hasCheckDigits(normalizeCnpj(value), 5);
 }
 
 /** Writes `value` (normalized by `normalize`) into `layout`, where each `#` takes the next character. */
