@@ -35,7 +35,8 @@ export default tseslint.config(
   // The layers of the sandbox (docs/architecture.md): models <- core <- http <- plugins <- wiring.
   // A folder imports only folders to its left, `import type` included (this rule sees both).
   ...sandboxLayer(['src/sandbox/**'], [], 'The sandbox stays fetch-shaped: no Node built-ins, no server, no client.'),
-  ...sandboxLayer(['src/sandbox/core/**'], ['**/http/**', '**/plugins/**', '../*.js', 'msw', 'msw/*'], 'core/ is the platform: it imports models and core only, never http/, plugins/ or the wiring.'),
+  // Outside the sandbox, core/ imports src/models and src/pix (the Pix rules, pix-usdt/pix) only.
+  ...sandboxLayer(['src/sandbox/core/**'], ['**/http/**', '**/plugins/**', '../*.js', '../../*.js', '../../*/**', '!../../models/**', '!../../pix/**', 'msw', 'msw/*'], 'core/ is the platform: it imports models, pix and core only, never http/, plugins/, the wiring or another src/ folder.'),
   ...sandboxLayer(['src/sandbox/http/*.ts'], ['**/plugins/**', '../*.js', 'msw', 'msw/*'], 'http/ imports core/ and models, never plugins/ or the wiring.'),
   ...sandboxLayer(['src/sandbox/http/routes/**'], ['**/plugins/**', '../../*.js', 'msw', 'msw/*'], 'http/ imports core/ and models, never plugins/ or the wiring.'),
   ...sandboxLayer(['src/sandbox/plugins/**'], ['../../*.js', 'msw', 'msw/*'], 'plugins/ import http/, core/ and models, never the wiring.'),

@@ -6,6 +6,7 @@ const entry = {
   sandbox: 'src/sandbox/index.ts',
   'sandbox-msw': 'src/sandbox/msw.ts',
   pix: 'src/pix/index.ts',
+  'pix-testing': 'src/pix/testing.ts',
   parity: 'src/parity/index.ts',
 };
 

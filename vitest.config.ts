@@ -9,6 +9,7 @@ export default defineConfig({
     alias: [
       { find: /^pix-usdt\/sandbox\/msw$/, replacement: src('sandbox/msw.ts') },
       { find: /^pix-usdt\/sandbox$/, replacement: src('sandbox/index.ts') },
+      { find: /^pix-usdt\/pix\/testing$/, replacement: src('pix/testing.ts') },
       { find: /^pix-usdt\/pix$/, replacement: src('pix/index.ts') },
       { find: /^pix-usdt\/parity$/, replacement: src('parity/index.ts') },
       { find: /^pix-usdt\/webhooks$/, replacement: src('webhooks/index.ts') },

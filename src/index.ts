@@ -63,6 +63,7 @@ export {
   isInvalidOptionsError,
   type ErrorDetails,
   type ErrorFields,
+  type TransactionLimitReason,
 } from './client/errors.js';
 export type {
   ApiKeys,

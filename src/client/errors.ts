@@ -15,7 +15,7 @@ import type { ErrorCode } from './codes.js';
 const BRAND = Symbol.for('pix-usdt.error');
 
 /** Details an error response may carry (the catalog's type, src/models/errors.ts). */
-export type { ErrorDetails } from '../models/errors.js';
+export type { ErrorDetails, TransactionLimitReason } from '../models/errors.js';
 
 /** Fields every error of the client can carry. */
 export interface ErrorFields {

@@ -47,7 +47,14 @@ export const ERROR_STATUS = {
 /** An error code of the catalog. */
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
-/** Details an error response may carry (`details.issues`, `details.retry_after_seconds`, `details.upstream`). */
+/**
+ * `details.reason` of 422 `transaction_limit_exceeded`: `kyc_not_approved` when the user's KYC is
+ * not approved (the user level is then 0: approve the KYC first), otherwise the level whose
+ * ceiling the conversion would pass.
+ */
+export type TransactionLimitReason = 'kyc_not_approved' | 'user_daily' | 'user_monthly' | 'partner_daily' | 'partner_monthly' | 'platform_daily' | 'platform_monthly';
+
+/** Details an error response may carry (`details.issues`, `details.retry_after_seconds`, `details.upstream`...). */
 export type ErrorDetails = Record<string, unknown> & {
   /** What was invalid: a dotted `path` (empty for the root) and a `message` each (400 `validation_error`). */
   issues?: Array<{ path: string; message: string }>;
@@ -55,4 +62,10 @@ export type ErrorDetails = Record<string, unknown> & {
   retry_after_seconds?: number;
   /** Which upstream is unavailable (502 `upstream_unavailable`). */
   upstream?: string;
+  /** Why a conversion is refused (422 `transaction_limit_exceeded`): branch on it (see {@link TransactionLimitReason}). */
+  reason?: TransactionLimitReason | (string & {});
+  /** The conversion that consumed the quote (409 `quote_already_consumed`); `null` when a transaction did (see `transaction_id`). */
+  conversion_id?: string | null;
+  /** The transaction that consumed the quote (409 `quote_already_consumed`, quote used by `POST /v1/transactions`). */
+  transaction_id?: string | null;
 };

@@ -207,10 +207,8 @@ function readFields(text: string, top: boolean): Read {
 
 // A message is the reason in words and the field: `59: invalid merchant name`. What each reason
 // means is in its TSDoc above; a partner's UI words it in Portuguese from the reason anyway.
-const issue = (reason: BrCodeReason, field?: string): BrCodeIssue => {
-  const message = reason.replace(/_/g, ' ');
-  return field === undefined ? { reason, message } : { reason, message: `${field}: ${message}`, field };
-};
+const issue = (reason: BrCodeReason, field?: string): BrCodeIssue =>
+  field === undefined ? { reason, message: reason.replace(/_/g, ' ') } : { reason, message: `${field}: ${reason.replace(/_/g, ' ')}`, field };
 
 /**
  * Reads a BR Code leniently: what is in the wild (an unpadded or lower-case CRC, a wrong CRC, an
@@ -294,8 +292,8 @@ export function parseBrCode(text: string): BrCodeParseResult {
   const crcIndex = read.fields.findIndex((f) => f.id === '63');
   if (crcIndex >= 0) {
     if (!/^[0-9A-F]{4}$/.test(crc)) warn('invalid_crc_format', '63');
-    // Compared as numbers: a lower-case or unpadded CRC that is right is only a format issue.
-    if (!/^[0-9A-Fa-f]{1,4}$/.test(crc) || parseInt(crc, 16) !== parseInt(crc16(code.slice(0, (read.starts[crcIndex] as number) + 4)), 16)) warn('crc_mismatch', '63');
+    // Compared upper-cased and zero-padded: a lower-case or unpadded CRC that is right is only a format issue.
+    if (crc.toUpperCase().padStart(4, '0') !== crc16(code.slice(0, (read.starts[crcIndex] as number) + 4))) warn('crc_mismatch', '63');
   }
 
   const brCode: BrCode = {
@@ -310,14 +308,14 @@ export function parseBrCode(text: string): BrCodeParseResult {
     crc,
     fields: read.fields,
   };
-  const optional: [keyof BrCode, string | undefined][] = [
-    ['key', key],
-    ['description', sub.get('02')],
-    ['url', url],
-    ['amount', value('54')],
-    ['postalCode', value('61')],
-  ];
-  for (const [name, v] of optional) if (v !== undefined) Object.assign(brCode, { [name]: v });
+  const description = sub.get('02');
+  const amount = value('54');
+  const postalCode = value('61');
+  if (key !== undefined) brCode.key = key;
+  if (description !== undefined) brCode.description = description;
+  if (url !== undefined) brCode.url = url;
+  if (amount !== undefined) brCode.amount = amount;
+  if (postalCode !== undefined) brCode.postalCode = postalCode;
   return { brCode, warnings };
 }
 

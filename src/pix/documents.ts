@@ -1,7 +1,8 @@
 /**
  * Brazilian documents: CPF (11 digits) and CNPJ, numeric or the alphanumeric CNPJ the Receita
  * Federal issues from July 2026 (12 characters of [0-9A-Z], then two numeric check digits).
- * Validate, normalize, format, mask (as the API's `document_masked`) and generate test data.
+ * Validate, normalize, format and mask (as the API's `document_masked`); test-data generators are
+ * in `pix-usdt/pix/testing` (testing.ts), so that a checkout does not ship them.
  * @module
  */
 
@@ -32,8 +33,9 @@ export function normalizeCnpj(value: string): string | null {
  * rest is below 2, else 11 minus it), each character worth its char code minus 48 (digits keep
  * their value, `A` of the alphanumeric CNPJ is 17), weights from `first` down to 2 then from 9 down:
  * a CPF's 10..2 and 11..2, a CNPJ's 5..2,9..2 and 6..2,9..2.
+ * @internal
  */
-function withCheckDigits(body: string, first: number): string {
+export function withCheckDigits(body: string, first: number): string {
   for (let round = 0; round < 2; round++) {
     let sum = 0;
     let weight = first + round;
@@ -46,13 +48,15 @@ function withCheckDigits(body: string, first: number): string {
   return body;
 }
 
+/** True when a normalized document (not one repeated character) ends with its two check digits. */
+const hasCheckDigits = (doc: string | null, first: number): boolean => doc !== null && !/^(.)\1*$/.test(doc) && withCheckDigits(doc.slice(0, -2), first) === doc;
+
 /**
  * True when `value` is a CPF (punctuated or not) with valid check digits. A CPF of one repeated
  * digit (`111.111.111-11`) passes the arithmetic but is not issued, and is rejected.
  */
 export function isValidCpf(value: string): boolean {
-  const cpf = normalizeCpf(value);
-  return cpf !== null && !/^(.)\1*$/.test(cpf) && withCheckDigits(cpf.slice(0, 9), 10) === cpf;
+  return hasCheckDigits(normalizeCpf(value), 10);
 }
 
 /**
@@ -62,8 +66,7 @@ export function isValidCpf(value: string): boolean {
  * repeated character is rejected.
  */
 export function isValidCnpj(value: string): boolean {
-  const cnpj = normalizeCnpj(value);
-  return cnpj !== null && !/^(.)\1*$/.test(cnpj) && withCheckDigits(cnpj.slice(0, 12), 5) === cnpj;
+  return hasCheckDigits(normalizeCnpj(value), 5);
 }
 
 /** Writes `value` (normalized by `normalize`) into `layout`, where each `#` takes the next character. */
@@ -96,44 +99,4 @@ export function maskCpf(value: string): string | null {
  */
 export function maskCnpj(value: string): string | null {
   return layout(normalizeCnpj(value), '**.###.###/####-**');
-}
-
-/** Options of {@link generateCpf} and {@link generateCnpj}. */
-export interface GenerateDocumentOptions {
-  /**
-   * A source of numbers in [0, 1), as `Math.random` (the default). Pass a seeded one for
-   * reproducible test data.
-   */
-  random?: () => number;
-}
-
-/** Options of {@link generateCnpj}. */
-export interface GenerateCnpjOptions extends GenerateDocumentOptions {
-  /** Draw the 12 leading characters from [0-9A-Z] (the CNPJ issued from July 2026). Default false. */
-  alphanumeric?: boolean;
-}
-
-const DIGITS = '0123456789';
-
-/** `length` random characters of `alphabet` (not all the same), then the check digits. */
-function generate(alphabet: string, length: number, first: number, random: () => number = Math.random): string {
-  let body: string;
-  do {
-    body = '';
-    for (let i = 0; i < length; i++) body += alphabet[Math.floor(random() * alphabet.length)] ?? '0';
-  } while (/^(.)\1*$/.test(body));
-  return withCheckDigits(body, first);
-}
-
-/** A random CPF with valid check digits, 11 digits without punctuation. For test data only. */
-export function generateCpf(options: GenerateDocumentOptions = {}): string {
-  return generate(DIGITS, 9, 10, options.random);
-}
-
-/**
- * A random CNPJ with valid check digits, 14 characters without punctuation: numeric by default,
- * alphanumeric with `{ alphanumeric: true }`. For test data only.
- */
-export function generateCnpj(options: GenerateCnpjOptions = {}): string {
-  return generate(options.alphanumeric === true ? `${DIGITS}ABCDEFGHIJKLMNOPQRSTUVWXYZ` : DIGITS, 12, 5, options.random);
 }

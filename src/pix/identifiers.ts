@@ -54,15 +54,14 @@ export function parseEndToEndId(id: string): EndToEndIdResult {
   const iso = id.slice(9, 21).replace(/^(\d{4})(\d\d)(\d\d)(\d\d)(\d\d)$/, '$1-$2-$3T$4:$5:00.000Z');
   const ms = Date.parse(iso);
   // A real date and time reads back the same: Date.parse accepts 30 February and rolls it over.
-  const checks: [EndToEndIdReason, boolean][] = [
-    ['invalid_length', id.length === 32],
-    ['invalid_prefix', /^[ED]/.test(id)],
-    ['invalid_ispb', /^.[0-9A-Z]{8}/.test(id)],
-    ['invalid_timestamp', ms === ms && new Date(ms).toISOString() === iso],
-    ['invalid_sequence', /[0-9A-Za-z]{11}$/.test(id)],
-  ];
-  const failed = checks.find(([, ok]) => !ok);
-  if (failed !== undefined) return { valid: false, reason: failed[0], message: `end-to-end id: ${failed[0].replace(/_/g, ' ')}` };
+  const reason: EndToEndIdReason | null =
+    id.length !== 32 ? 'invalid_length'
+    : !/^[ED]/.test(id) ? 'invalid_prefix'
+    : !/^.[0-9A-Z]{8}/.test(id) ? 'invalid_ispb'
+    : !(ms === ms && new Date(ms).toISOString() === iso) ? 'invalid_timestamp'
+    : !/[0-9A-Za-z]{11}$/.test(id) ? 'invalid_sequence'
+    : null;
+  if (reason !== null) return { valid: false, reason, message: `end-to-end id: ${reason.replace(/_/g, ' ')}` };
   return { valid: true, kind: id[0] === 'E' ? 'payment' : 'refund', ispb: id.slice(1, 9), createdAt: iso, sequence: id.slice(21) };
 }
 
@@ -71,5 +70,5 @@ export function parseEndToEndId(id: string): EndToEndIdResult {
  * `txid` of a cob), `[a-zA-Z0-9]{1,25}` for a static BR Code's field 62-05.
  */
 export function isValidTxid(txid: string, kind: 'static' | 'dynamic'): boolean {
-  return kind === 'dynamic' ? /^[a-zA-Z0-9]{26,35}$/.test(txid) : /^[a-zA-Z0-9]{1,25}$/.test(txid);
+  return kind === 'dynamic' ? /^[0-9A-Za-z]{26,35}$/.test(txid) : /^[0-9A-Za-z]{1,25}$/.test(txid);
 }

@@ -2,7 +2,8 @@
  * `pix-usdt/pix`: the Pix toolkit a checkout and a back office need. BR Code parse, validate and
  * build, the QR image as SVG, Pix keys, CPF and CNPJ (including the alphanumeric CNPJ), end-to-end
  * ids and txids. Isomorphic (no Node built-ins), pure functions, tree-shakeable: a partner who
- * imports `validatePixKey` alone ships neither the BR Code reader nor the QR encoder.
+ * imports `validatePixKey` alone ships neither the BR Code reader nor the QR encoder. Test-data
+ * generators (`generateCpf`, `generateCnpj`) are in `pix-usdt/pix/testing`.
  * @module
  */
 export {
@@ -26,16 +27,12 @@ export { crc16 } from './crc.js';
 export {
   formatCnpj,
   formatCpf,
-  generateCnpj,
-  generateCpf,
   isValidCnpj,
   isValidCpf,
   maskCnpj,
   maskCpf,
   normalizeCnpj,
   normalizeCpf,
-  type GenerateCnpjOptions,
-  type GenerateDocumentOptions,
 } from './documents.js';
 export { isValidTxid, parseEndToEndId, type EndToEndId, type EndToEndIdReason, type EndToEndIdResult } from './identifiers.js';
 export { PIX_EMAIL_MAX_LENGTH, detectPixKeyType, normalizePixKey, validatePixKey, type PixKeyReason, type PixKeyType, type PixKeyValidation } from './keys.js';

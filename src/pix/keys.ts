@@ -62,28 +62,13 @@ function normalizePhone(value: string): string | null {
  * @internal
  */
 export function canonicalPixKey(value: string, type: PixKeyType): string | null {
-  switch (type) {
-    case 'cpf': {
-      const cpf = normalizeCpf(value);
-      return cpf !== null && isValidCpf(cpf) ? cpf : null;
-    }
-    case 'cnpj': {
-      const cnpj = normalizeCnpj(value);
-      return cnpj !== null && isValidCnpj(cnpj) ? cnpj : null;
-    }
-    case 'email': {
-      const email = value.toLowerCase();
-      return email.length <= PIX_EMAIL_MAX_LENGTH && EMAIL.test(email) ? email : null;
-    }
-    case 'phone':
-      return normalizePhone(value);
-    case 'evp': {
-      const evp = value.toLowerCase();
-      return EVP.test(evp) ? evp : null;
-    }
-    default:
-      return null;
-  }
+  const lower = value.toLowerCase();
+  return type === 'cpf' ? (isValidCpf(value) ? normalizeCpf(value) : null)
+    : type === 'cnpj' ? (isValidCnpj(value) ? normalizeCnpj(value) : null)
+    : type === 'email' ? (lower.length <= PIX_EMAIL_MAX_LENGTH && EMAIL.test(lower) ? lower : null)
+    : type === 'phone' ? normalizePhone(value)
+    : type === 'evp' && EVP.test(lower) ? lower
+    : null;
 }
 
 const invalid = (reason: PixKeyReason): PixKeyValidation => ({ valid: false, reason, message: `Pix key: ${reason.replace(/_/g, ' ')}` });
@@ -130,7 +115,8 @@ export function validatePixKey(key: string, type?: PixKeyType): PixKeyValidation
   const stored = canonicalPixKey(value, resolved);
   if (stored !== null) return { valid: true, type: resolved, key: stored };
   if (resolved === 'email' && value.length > PIX_EMAIL_MAX_LENGTH) return invalid('too_long');
-  if ((resolved === 'cpf' ? normalizeCpf : resolved === 'cnpj' ? normalizeCnpj : () => null)(value) !== null) return invalid('invalid_check_digits');
+  // Shaped like the document it claims to be (detection reads the shape only): the check digits are wrong.
+  if ((resolved === 'cpf' || resolved === 'cnpj') && detectPixKeyType(value) === resolved) return invalid('invalid_check_digits');
   return invalid('invalid_format');
 }
 

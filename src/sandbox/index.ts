@@ -11,7 +11,7 @@
 import { SandboxImpl } from './sandbox.js';
 import type { Sandbox, SandboxOptions } from './types.js';
 
-export type { Sandbox, SandboxEvents, SandboxOptions, SandboxTenant } from './types.js';
+export type { Sandbox, SandboxClientOptions, SandboxEvents, SandboxOptions, SandboxTenant } from './types.js';
 
 export { ApiError, ERROR_STATUS, type ErrorCode } from './core/errors.js';
 export { CAPABILITIES, type Capability } from './core/capabilities.js';
@@ -32,7 +32,7 @@ export {
   SANDBOX_PIX_NOT_FOUND_PHONE,
   SANDBOX_PIX_PHONE,
 } from './core/pix.js';
-export { isValidCnpj, isValidCpf } from './core/documents.js';
+export { isValidCnpj, isValidCpf } from '../pix/documents.js';
 
 /** Creates an in-process sandbox with one default tenant and its API key. */
 export function createSandbox(options: SandboxOptions = {}): Sandbox {

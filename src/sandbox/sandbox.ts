@@ -4,7 +4,7 @@
  * points back at the one that built it.
  * @module
  */
-import type { Duration, SandboxClock } from './core/clock.js';
+import type { Clock, Duration, SandboxClock } from './core/clock.js';
 import { DEFAULT_LIMITS, type LimitSettings } from './core/limits.js';
 import { Platform } from './core/platform.js';
 import type { PricingSettings } from './core/pricing.js';
@@ -18,7 +18,7 @@ import { CORE_ROUTES, type RouteDef } from './http/routes/index.js';
 import { type SandboxFaults, faultsPlugin } from './plugins/faults/index.js';
 import { NETWORK_FAULT_HEADER } from './plugins/faults/marker.js';
 import { type SandboxWebhooks, webhooksPlugin } from './plugins/webhooks/index.js';
-import type { Sandbox, SandboxEvents, SandboxOptions, SandboxTenant } from './types.js';
+import type { Sandbox, SandboxClientOptions, SandboxEvents, SandboxOptions, SandboxTenant } from './types.js';
 
 function toMs(value: Date | string | number): number {
   const ms = value instanceof Date ? value.getTime() : typeof value === 'number' ? value : Date.parse(value);
@@ -162,6 +162,23 @@ export class SandboxImpl implements Sandbox {
     return {
       now: () => this.#tenant(id()).clock.now(),
       advance: (duration: Duration) => this.#tenant(id()).clock.advance(duration),
+    };
+  }
+
+  clientOptions(tenant?: Pick<SandboxTenant, 'apiKey' | 'tenantId'>): SandboxClientOptions {
+    const tenantId = tenant?.tenantId ?? this.#platform.defaultTenantId;
+    const clock = (): Clock => this.#tenant(tenantId).clock;
+    clock();
+    return {
+      apiKey: tenant?.apiKey ?? this.apiKey,
+      fetch: this.fetch,
+      // The client's retry waits: virtual time moves (timers fire, as they would while waiting).
+      sleep: async (ms, signal) => {
+        if (signal?.aborted) throw signal.reason;
+        await clock().advance({ ms: Math.max(0, ms) });
+        if (signal?.aborted) throw signal.reason;
+      },
+      now: () => clock().nowMs(),
     };
   }
 

@@ -61,6 +61,26 @@ export interface SandboxTenant {
   clock: SandboxClock;
 }
 
+/**
+ * Options for `new PixUsdt(...)` wired to a sandbox (see {@link Sandbox.clientOptions}): its key,
+ * its `fetch`, and `sleep` and `now` on the tenant's virtual clock, so that the client's retry
+ * waits move the clock instead of waiting in real time.
+ */
+export interface SandboxClientOptions {
+  /** The tenant's API key. */
+  apiKey: string;
+  /** The sandbox's `fetch` ({@link Sandbox.fetch}). */
+  fetch: (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
+  /**
+   * Waits `ms` of virtual time: advances the tenant's clock by `ms` (firing the timers that fall
+   * due, as real waiting would) and resolves at once. Rejects with the signal's reason when
+   * `signal` is aborted.
+   */
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** The tenant's virtual time in ms since the epoch (the client's deadlines and Retry-After dates). */
+  now: () => number;
+}
+
 /** Listener signatures of {@link Sandbox.on}. */
 export type SandboxEvents = PlatformEvents;
 
@@ -78,6 +98,17 @@ export interface Sandbox {
   readonly environment: 'sandbox' | 'production';
   /** The default tenant's clock. */
   readonly clock: SandboxClock;
+  /**
+   * Options for `new PixUsdt(...)`: the API key of the default tenant (or of `tenant`, from
+   * {@link Sandbox.createTenant}), this sandbox's `fetch`, and `sleep` and `now` on that tenant's
+   * virtual clock, so that a retried call completes without waiting in real time.
+   *
+   * @example
+   * ```ts
+   * const client = new PixUsdt(sandbox.clientOptions());
+   * ```
+   */
+  clientOptions(tenant?: Pick<SandboxTenant, 'apiKey' | 'tenantId'>): SandboxClientOptions;
   /** Another tenant's clock. */
   clockOf(tenantId: string): SandboxClock;
   /** Creates an isolated tenant with one API key (all capabilities unless given). */

@@ -44,7 +44,7 @@ function diagramEdges(): string[] {
 
 // parity is client side (it imports the client and webhooks only); the server's CLI runs it.
 // `index`: the client's entry (src/index.ts), which the CLI's commands use; it never imports the sandbox.
-const RANK: Record<string, number> = { models: 0, webhooks: 0, client: 0, parity: 0, index: 0, core: 1, http: 2, 'plugins/webhooks': 3, 'plugins/faults': 3, wiring: 4, server: 5 };
+const RANK: Record<string, number> = { models: 0, pix: 0, webhooks: 0, client: 0, parity: 0, index: 0, core: 1, http: 2, 'plugins/webhooks': 3, 'plugins/faults': 3, wiring: 4, server: 5 };
 
 describe('docs/architecture.md', () => {
   it('its diagram lists exactly the folder imports of the sandbox and the server', () => {

@@ -3,7 +3,8 @@
 import { generateCNPJ, generateCPF, isValidCNPJ, isValidCPF } from '@brazilian-utils/brazilian-utils';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatCnpj, formatCpf, generateCnpj, generateCpf, isValidCnpj, isValidCpf, maskCnpj, maskCpf, normalizeCnpj, normalizeCpf } from 'pix-usdt/pix';
+import { formatCnpj, formatCpf, isValidCnpj, isValidCpf, maskCnpj, maskCpf, normalizeCnpj, normalizeCpf } from 'pix-usdt/pix';
+import { generateCnpj, generateCpf } from 'pix-usdt/pix/testing';
 
 /** A seeded source of numbers in [0, 1) (Park-Miller), for reproducible generated documents. */
 const seeded = (seed: number): (() => number) => {

@@ -1,29 +1,11 @@
 /**
- * The engine's building blocks: documents, router, collection indexes, pricing, cursors.
+ * The engine's building blocks (documents are pix-usdt/pix's: test/pix/documents.test.ts): router, collection indexes, pricing, cursors.
  */
 import { describe, expect, it } from 'vitest';
 import { Collection } from '../../src/sandbox/core/collection.js';
 import { decodeCursor, encodeCursor } from '../../src/sandbox/http/cursor.js';
-import { isValidCnpj, isValidCpf, normalizeCnpj } from '../../src/sandbox/core/documents.js';
 import { DEFAULT_PRICING, price } from '../../src/sandbox/core/pricing.js';
 import { TrieRouter } from '../../src/sandbox/http/router.js';
-
-describe('documents', () => {
-  it('CPF check digits', () => {
-    expect(isValidCpf('52998224725')).toBe(true);
-    expect(isValidCpf('52998224726')).toBe(false);
-    expect(isValidCpf('11111111111')).toBe(false);
-  });
-
-  it('CNPJ check digits, numeric and alphanumeric (July 2026 format)', () => {
-    expect(isValidCnpj(normalizeCnpj('11.222.333/0001-81') as string)).toBe(true);
-    expect(isValidCnpj(normalizeCnpj('11.222.333/0001-82') as string)).toBe(false);
-    expect(isValidCnpj(normalizeCnpj('12.ABC.345/01DE-35') as string)).toBe(true);
-    expect(isValidCnpj('12ABC34501DF35')).toBe(false);
-    expect(normalizeCnpj('12.abc.345/01de-35')).toBe('12ABC34501DE35');
-    expect(isValidCnpj('00000000000000')).toBe(false);
-  });
-});
 
 describe('router', () => {
   it('matches static segments before parameters and decodes parameters', () => {

@@ -7,6 +7,7 @@
  * @module
  */
 import Big from 'big.js';
+import type { TransactionLimitReason } from '../../models/errors.js';
 import { ApiError } from './errors.js';
 
 /** A daily and a monthly ceiling in BRL (decimal strings). */
@@ -98,8 +99,10 @@ export function reserve(scope: LimitScope, current: Reservation, amount: string,
   });
   changes.forEach(({ row, delta }, i) => {
     if (delta.gt(0) && (values[i] as Big).gt(row.ceiling)) {
-      const why = row.label.startsWith('user') && !scope.kycApproved ? ': the user\'s KYC is not approved, so the user limit is 0' : '';
-      throw new ApiError('transaction_limit_exceeded', `The ${row.label} limit would be exceeded${why}.`, { limit: row.label.replace(' ', '_') });
+      const limit = row.label.replace(' ', '_') as TransactionLimitReason;
+      const kyc = limit.startsWith('user') && !scope.kycApproved;
+      const why = kyc ? ': the user\'s KYC is not approved, so the user limit is 0. Approve the KYC first (sandbox: POST /v1/test_helpers/users/{id}/kyc with status approved)' : '';
+      throw new ApiError('transaction_limit_exceeded', `The ${row.label} limit would be exceeded${why}.`, { reason: kyc ? 'kyc_not_approved' : limit, limit });
     }
   });
   changes.forEach(({ row }, i) => {

@@ -55,9 +55,60 @@ export function step<S extends string, T extends string, E extends string>(
 ): Transition<S, T, E> {
   for (const row of machine.transitions) if (row.from === from && row.trigger === trigger) return row;
   for (const row of machine.refusals) if (row.from === from && row.trigger === trigger) throw new ApiError(row.error, row.message);
-  throw new ApiError('invalid_transaction_state', `This ${machine.name} cannot ${trigger.replaceAll('_', ' ')} while ${from ?? 'new'}.`, {
-    state: from,
-  });
+  throw new ApiError('invalid_transaction_state', refusalMessage(machine, from, trigger), { state: from });
+}
+
+// What a trigger does, worded after "can" (`Only a conversion in awaiting_deposit can be canceled`),
+// by `machine:trigger` or by trigger. A trigger without wording reads as its name.
+const ACTIONS: Record<string, string> = {
+  accept: 'be created',
+  cancel: 'be canceled',
+  'transaction:cancel': 'be cancelled',
+  deposit_detected: 'receive a deposit',
+  deposit_confirmed_exact: 'receive a deposit',
+  deposit_under: 'receive a deposit',
+  deposit_over: 'receive a deposit',
+  deposit_duplicate: 'receive a deposit',
+  deposit_wrong_address: 'receive a deposit',
+  deposit_in_standby: 'receive a deposit',
+  deposit_late: 'receive a late deposit',
+  pix_paid_exact: 'receive its Pix payment',
+  window_passes_funded: 'reach the end of its deposit window',
+  window_passes_empty: 'reach the end of its deposit window',
+  expire: 'expire',
+  expire_holding_funds: 'expire',
+  settle: 'be settled',
+  settlement_error: 'fail in settlement',
+  liquidate: 'be liquidated',
+  liquidate_onramp: 'be liquidated',
+  standby_window_passes: 'be abandoned',
+  fail: 'be marked failed',
+  create: 'be created',
+  consume: 'be accepted',
+  ttl_passes: 'expire',
+  user_deleted: 'be cancelled',
+  pay: 'be paid',
+  start: 'start',
+  force_approved: 'be forced to approved',
+  force_rejected: 'be forced to rejected',
+  force_in_review: 'be forced to in_review',
+  force_expired: 'be forced to expired',
+  approval_lapses: 'lapse',
+};
+
+/**
+ * invalid_transaction_state in words, from the machine's own table: which states allow the move
+ * and which one the record is in (`Only a conversion in awaiting_deposit can be canceled; this
+ * one is canceled.`).
+ */
+function refusalMessage(machine: Machine<string, string, string>, from: string | null, trigger: string): string {
+  const action = ACTIONS[`${machine.name}:${trigger}`] ?? ACTIONS[trigger] ?? `take the step ${trigger}`;
+  const states = [...new Set(machine.transitions.filter((row) => row.trigger === trigger && row.from !== null).map((row) => row.from as string))];
+  const article = /^[aeiou]/i.test(machine.name) ? 'An' : 'A';
+  const now = from === null ? 'this one does not exist yet' : `this one is ${from}`;
+  if (states.length === 0) return `${article} ${machine.name} cannot ${action} through this call; ${now}.`;
+  const list = states.length === 1 ? states[0] : `${states.slice(0, -1).join(', ')} or ${states[states.length - 1]}`;
+  return `Only ${article.toLowerCase()} ${machine.name} in ${list} can ${action}; ${now}.`;
 }
 
 /** Triggers of the conversion machine. */

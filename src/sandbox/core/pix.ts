@@ -1,11 +1,14 @@
 /**
  * Sandbox Pix key resolution (reference "Sandbox Pix key resolution"): CPF and CNPJ keys
- * resolve when their check digits are valid, e-mail, phone and EVP keys only when they are
- * the fixed fixtures below; everything else is pix_key_not_found.
+ * (numeric or alphanumeric) resolve when their check digits are valid, e-mail, phone and EVP
+ * keys only when they are the fixed fixtures below; everything else is pix_key_not_found.
+ * The Pix rules themselves (key formats, check digits, masks) are `pix-usdt/pix`'s: this module
+ * holds only the sandbox's fixtures and its resolution table.
  * @module
  */
 import type { PixKeyType } from '../../models/index.js';
-import { isValidCnpj, isValidCpf, maskCnpj, maskCpf, normalizeCnpj, normalizeCpf } from './documents.js';
+import { maskCnpj, maskCpf } from '../../pix/documents.js';
+import { normalizePixKey } from '../../pix/keys.js';
 import { ApiError } from './errors.js';
 import { hash53 } from './random.js';
 
@@ -43,30 +46,25 @@ function notFound(): ApiError {
   return new ApiError('pix_key_not_found', 'The Pix key does not resolve to an account.');
 }
 
-/** Resolves a Pix key to a synthetic holder, or throws pix_key_not_found. */
+const FIXTURE_HOLDER: PixHolder = Object.freeze({ name: personName(FIXTURE_HOLDER_CPF), documentMasked: maskCpf(FIXTURE_HOLDER_CPF) as string });
+
+/** The holder behind a key in the DICT's form (`key` is normalized for `type`). */
+const HOLDERS: Record<PixKeyType, (key: string) => PixHolder | null> = {
+  cpf: (cpf) => ({ name: personName(cpf), documentMasked: maskCpf(cpf) as string }),
+  cnpj: (cnpj) => ({ name: `Empresa ${cnpj.slice(0, 4)} Ltda (Sandbox)`, documentMasked: maskCnpj(cnpj) as string }),
+  email: (email) => (email === SANDBOX_PIX_EMAIL ? FIXTURE_HOLDER : null),
+  phone: (phone) => (phone === SANDBOX_PIX_PHONE ? FIXTURE_HOLDER : null),
+  evp: (evp) => (evp === SANDBOX_PIX_EVP ? FIXTURE_HOLDER : null),
+};
+
+/**
+ * Resolves a Pix key to a synthetic holder, or throws pix_key_not_found. The key is read as
+ * `pix-usdt/pix`'s `normalizePixKey` reads it (punctuated documents, any case of an e-mail or
+ * EVP, a phone in national form), so a key a partner validated with that entry resolves here.
+ */
 export function resolvePixKey(type: PixKeyType, key: string): PixHolder {
-  switch (type) {
-    case 'cpf': {
-      const cpf = normalizeCpf(key);
-      if (cpf === null || !isValidCpf(cpf)) throw notFound();
-      return { name: personName(cpf), documentMasked: maskCpf(cpf) };
-    }
-    case 'cnpj': {
-      const cnpj = normalizeCnpj(key);
-      if (cnpj === null || !isValidCnpj(cnpj)) throw notFound();
-      return { name: `Empresa ${cnpj.slice(0, 4)} Ltda (Sandbox)`, documentMasked: maskCnpj(cnpj) };
-    }
-    case 'email':
-      if (key.toLowerCase() !== SANDBOX_PIX_EMAIL) throw notFound();
-      break;
-    case 'phone':
-      if (key !== SANDBOX_PIX_PHONE) throw notFound();
-      break;
-    case 'evp':
-      if (key.toLowerCase() !== SANDBOX_PIX_EVP) throw notFound();
-      break;
-    default:
-      throw notFound();
-  }
-  return { name: personName(FIXTURE_HOLDER_CPF), documentMasked: maskCpf(FIXTURE_HOLDER_CPF) };
+  const normalized = Object.hasOwn(HOLDERS, type) ? normalizePixKey(key, type) : null;
+  const holder = normalized === null ? null : HOLDERS[type](normalized);
+  if (holder === null) throw notFound();
+  return holder;
 }

@@ -24,8 +24,26 @@ export function getQuote(tenant: TenantState, id: string): QuoteRec {
   return quote;
 }
 
+/**
+ * quote_already_consumed naming what consumed the quote: `details.conversion_id` (the
+ * conversion, or `null` when `POST /v1/transactions` consumed it; then `details.transaction_id`).
+ */
+function alreadyConsumed(tenant: TenantState, quote: QuoteRec): ApiError {
+  if (quote.consumedBy !== null) {
+    return new ApiError('quote_already_consumed', `The quote has already been accepted: it became conversion ${quote.consumedBy}. Retrieve that conversion, or request a new quote.`, {
+      conversion_id: quote.consumedBy,
+    });
+  }
+  const tx = tenant.transactions.all().find((t) => t.quoteId === quote.id);
+  return new ApiError('quote_already_consumed', `The quote has already been used: it became transaction ${tx?.id ?? 'unknown'}. Request a new quote.`, {
+    conversion_id: null,
+    transaction_id: tx?.id ?? null,
+  });
+}
+
 /** Applies a quote transition (refusals answer quote_expired, quote_already_consumed...). */
 export function moveQuote(scope: Scope, quote: QuoteRec, trigger: QuoteTrigger, consumedBy: string | null = null): void {
+  if (trigger === 'consume' && quote.status === 'consumed') throw alreadyConsumed(scope.tenant, quote);
   const row = step(QUOTE_MACHINE, quote.status, trigger);
   scope.tenant.quotes.update(quote, (q) => {
     q.status = row.to;

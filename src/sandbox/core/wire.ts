@@ -4,7 +4,8 @@
  * @module
  */
 import type { ApiKey, Conversion, KycStatusView, Quote, Transaction, User, WalletBalance } from '../../models/index.js';
-import { maskCpf } from './documents.js';
+import { buildBrCode } from '../../pix/brcode.js';
+import { maskCpf } from '../../pix/documents.js';
 import { SANDBOX_PIX_EVP } from './pix.js';
 import { derivedHex } from './random.js';
 import type { ConversionRec, KeyRec, QuoteRec, TransactionRec, UserRec } from './state.js';
@@ -48,39 +49,23 @@ export function depositAddress(id: string): string {
   return derived(id, 'address', () => `0x${derivedHex(`address:${id}`, 40)}`);
 }
 
-function tlv(id: string, value: string): string {
-  return `${id}${String(value.length).padStart(2, '0')}${value}`;
-}
-
-function crc16(text: string): string {
-  let crc = 0xffff;
-  for (let i = 0; i < text.length; i++) {
-    crc ^= text.charCodeAt(i) << 8;
-    for (let b = 0; b < 8; b++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
-  }
-  return crc.toString(16).toUpperCase().padStart(4, '0');
-}
-
 /** A Pix BR Code (EMV "copia e cola") for paying `amount` BRL, deterministic per id. */
 export function pixQrCode(id: string, amount: string): string {
   return derived(id, `qr:${amount}`, () => brCode(id, amount));
 }
 
+// Written by pix-usdt/pix (which validates what it writes): a single-use static code to the
+// sandbox's EVP key. Field 54 holds 13 characters at most; an amount a BR Code cannot carry
+// (R$ 10 billion or more, only reachable with raised limits) leaves the amount to the payer.
 function brCode(id: string, amount: string): string {
-  const txid = derivedHex(`txid:${id}`, 25).toUpperCase();
-  const payload =
-    tlv('00', '01') +
-    tlv('01', '12') +
-    tlv('26', tlv('00', 'br.gov.bcb.pix') + tlv('01', SANDBOX_PIX_EVP)) +
-    tlv('52', '0000') +
-    tlv('53', '986') +
-    tlv('54', amount) +
-    tlv('58', 'BR') +
-    tlv('59', 'PIX USDT SANDBOX') +
-    tlv('60', 'SAO PAULO') +
-    tlv('62', tlv('05', txid)) +
-    '6304';
-  return payload + crc16(payload);
+  return buildBrCode({
+    key: SANDBOX_PIX_EVP,
+    merchantName: 'PIX USDT SANDBOX',
+    merchantCity: 'SAO PAULO',
+    ...(amount.length <= 13 ? { amount } : {}),
+    txid: derivedHex(`txid:${id}`, 25).toUpperCase(),
+    singleUse: true,
+  });
 }
 
 function pixTxId(id: string): string {
@@ -111,7 +96,7 @@ export function userOut(u: UserRec): User {
     date_of_birth: u.dateOfBirth,
     user_type: 'individual',
     document_type: 'cpf',
-    document_masked: maskCpf(u.cpf),
+    document_masked: maskCpf(u.cpf) as string,
     risk_profile: 'conservative',
     kyc_status: u.kycStatus,
     kyc_approved_at: isoOrNull(u.kycApprovedAt),

@@ -50,9 +50,16 @@ function withBody(call: AppCall, text: string): void {
   call.bodyText = text;
 }
 
+// Production has no test helpers (reference: 404 there); the message says why, so that a
+// production key sent to a helper does not read as a typo in the path.
+function helpersOnlyInSandbox(call: AppCall): string {
+  const helper = call.path === '/v1/test_helpers' || call.path.startsWith('/v1/test_helpers/');
+  return helper && call.platform.settings.environment === 'production' ? ': the test helpers exist only in the sandbox (sk_test_ keys), not in production' : '';
+}
+
 const route: Check = (call) => {
   const match = call.match(call.method, call.path);
-  if (!match) throw new ApiError('not_found', `No route for ${call.method} ${call.path}.`);
+  if (!match) throw new ApiError('not_found', `No route for ${call.method} ${call.path}${helpersOnlyInSandbox(call)}.`);
   call.route = match.handler;
   call.params = match.params;
   if (!MUTATIONS.has(call.method)) return;

@@ -8,7 +8,7 @@ import {
   ListUsersParams,
   UpdateUserBody,
 } from '../../../models/index.js';
-import { isValidCpf, normalizeCpf } from '../../core/documents.js';
+import { isValidCpf, normalizeCpf } from '../../../pix/documents.js';
 import { ApiError } from '../../core/errors.js';
 import { userOut, walletOut } from '../../core/wire.js';
 import { listPage } from '../list.js';
