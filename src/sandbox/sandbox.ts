@@ -8,9 +8,9 @@ import type { Clock, Duration, SandboxClock } from './core/clock.js';
 import { DEFAULT_LIMITS, type LimitSettings } from './core/limits.js';
 import { Platform } from './core/platform.js';
 import type { PricingSettings } from './core/pricing.js';
-import { type SandboxSnapshot, loadSnapshot, takeSnapshot } from './core/snapshot.js';
+import { type SandboxSnapshot, loadSnapshot, snapshotParts, takeSnapshot } from './core/snapshot.js';
 import type { SandboxEvent, TenantState } from './core/state.js';
-import { App } from './http/app.js';
+import { App, type CommitHook } from './http/app.js';
 import { SandboxResponse, fastIncoming } from './http/fetch.js';
 import { type Answer, type Middleware, incomingOf } from './http/call.js';
 import type { SandboxPlugin } from './http/plugin.js';
@@ -94,6 +94,12 @@ export function allRoutes(): readonly RouteDef[] {
   return build({ seed: 'routes' }).app.routes;
 }
 
+/** What only a host (the server) hands a sandbox: not part of the public options. */
+export interface SandboxHooks {
+  /** Called once a tenant's mutation has its answer, before it leaves (a server's journal). */
+  onCommit?: CommitHook;
+}
+
 /** The sandbox behind `createSandbox`. */
 export class SandboxImpl implements Sandbox {
   readonly #platform: Platform;
@@ -104,10 +110,11 @@ export class SandboxImpl implements Sandbox {
   readonly webhooks: SandboxWebhooks;
   readonly faults: SandboxFaults;
 
-  constructor(options: SandboxOptions) {
+  constructor(options: SandboxOptions, hooks: SandboxHooks = {}) {
     const { platform, app, webhooks, faults } = build(options);
     this.#platform = platform;
     this.#app = app;
+    app.onCommit = hooks.onCommit;
     this.webhooks = webhooks.api;
     this.faults = faults.api;
     this.#initial = takeSnapshot(platform);
@@ -220,6 +227,16 @@ export class SandboxImpl implements Sandbox {
 
   restore(snapshot: SandboxSnapshot | string): void {
     loadSnapshot(this.#platform, snapshot);
+  }
+
+  /** The platform fields and the named tenants as live objects (a journal entry; serialize at once). */
+  snapshotParts(tenantIds: Iterable<string>): SandboxSnapshot {
+    return snapshotParts(this.#platform, tenantIds);
+  }
+
+  /** Ids of every tenant. */
+  tenantIds(): string[] {
+    return [...this.#platform.tenants.keys()];
   }
 
   use(name: string, middleware: Middleware, before?: string): void {

@@ -9,6 +9,7 @@ import { type Sandbox, type SandboxOptions, createSandbox } from '../sandbox/ind
 import { type RequestLogEntry, createClientErrorHandler, createConnectHandler, createListener } from './adapter.js';
 import type { ServeOptions } from './commands/serve.js';
 import { CorsPolicy } from './cors.js';
+import { type DataStore, openDataStore } from './persistence.js';
 import { LOG_STREAM_PATH, RequestLog } from './request-log.js';
 import { type TlsMaterial, generateSelfSigned, readTlsFiles } from './tls.js';
 import { createHttpsTransport } from './transport.js';
@@ -85,8 +86,14 @@ export async function startServer(options: ServerOptions, log: (line: string) =>
   };
   if (options.seed !== undefined) sandboxOptions.seed = options.seed;
   if (options.sharedPlatformLimits === true) sandboxOptions.limits = { platformScope: 'shared' };
-  const sandbox = createSandbox(sandboxOptions);
   const tls = await tlsMaterial(options);
+  // Without --data nothing touches the disk.
+  const store: DataStore | null = options.data === undefined ? null : openDataStore(options.data, sandboxOptions, { onError: (error) => log(`pix-usdt-sandbox: cannot write ${options.data}: ${(error as Error).message}`) });
+  const sandbox: Sandbox = store?.sandbox ?? createSandbox(sandboxOptions);
+  if (store !== null) {
+    const { entries, tornBytes } = store.replayed;
+    log(`pix-usdt-sandbox: data in ${store.dir} (${store.origin === 'new' ? 'new' : `restored, ${entries} journal entries`}${tornBytes > 0 ? `; dropped a cut-short last journal line of ${tornBytes} bytes, a mutation never answered` : ''})`);
+  }
   // The origin is only known once listening (port 0); the listener reads it then.
   let origin = '';
   let closing: Promise<void> | null = null;
@@ -138,7 +145,10 @@ export async function startServer(options: ServerOptions, log: (line: string) =>
   server.on('clientError', createClientErrorHandler({ log: record, timeouts, cors }));
   server.on('connect', createConnectHandler(listener));
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error) => {
+      store?.close();
+      reject(error);
+    });
     server.listen(options.port, options.host, () => {
       server.off('error', reject);
       resolve();
@@ -160,7 +170,11 @@ export async function startServer(options: ServerOptions, log: (line: string) =>
       clearInterval(tick);
       requests.closeStreams();
       closing ??= new Promise<void>((resolve) => {
-        server.close(() => resolve());
+        server.close(() => {
+          // Every answer has left: the state goes to one snapshot, the journal starts empty.
+          store?.close();
+          resolve();
+        });
         // Keep-alive sockets with no request in flight would hold `close` open.
         server.closeIdleConnections();
       });

@@ -14,6 +14,7 @@ import {
   type KeyRec,
   type QuoteRec,
   type SandboxEvent,
+  type TenantState,
   type TransactionRec,
   type UserRec,
   createTenantState,
@@ -73,9 +74,9 @@ export interface SandboxSnapshot {
   tenants: TenantSnapshot[];
 }
 
-/** Takes a snapshot (a deep copy: later changes do not affect it). */
-export function takeSnapshot(platform: Platform): SandboxSnapshot {
-  const tenants: TenantSnapshot[] = [...platform.tenants.values()].map((t) => ({
+/** One tenant's part of a snapshot (not yet a deep copy: the records are the live ones). */
+function tenantPart(platform: Platform, t: TenantState): TenantSnapshot {
+  return {
     id: t.id,
     now: new Date(t.clock.nowMs()).toISOString(),
     users: [...t.users.all()],
@@ -88,8 +89,24 @@ export function takeSnapshot(platform: Platform): SandboxSnapshot {
     usage: [...t.usage.entries()],
     events: platform.eventsOf(t),
     extensions: t.extensions,
-  }));
-  const snapshot: SandboxSnapshot = {
+  };
+}
+
+/**
+ * The parts of a snapshot: every platform-level field and the tenants named (all without
+ * `tenantIds`). A server's journal writes these per change; `JSON.stringify` of the result
+ * is the copy (the objects are the live ones until then).
+ */
+export function snapshotParts(platform: Platform, tenantIds?: Iterable<string>): SandboxSnapshot {
+  const chosen: TenantState[] = [];
+  if (tenantIds === undefined) chosen.push(...platform.tenants.values());
+  else {
+    for (const id of tenantIds) {
+      const t = platform.tenants.get(id);
+      if (t) chosen.push(t);
+    }
+  }
+  return {
     format: 'pix-usdt-sandbox',
     version: 1,
     environment: platform.settings.environment,
@@ -100,9 +117,13 @@ export function takeSnapshot(platform: Platform): SandboxSnapshot {
     platformUsage: [...platform.platformUsage.entries()],
     defaultTenantId: platform.defaultTenantId,
     defaultKeyId: platform.defaultKeyId,
-    tenants,
+    tenants: chosen.map((t) => tenantPart(platform, t)),
   };
-  return JSON.parse(JSON.stringify(snapshot)) as SandboxSnapshot;
+}
+
+/** Takes a snapshot (a deep copy: later changes do not affect it). */
+export function takeSnapshot(platform: Platform): SandboxSnapshot {
+  return JSON.parse(JSON.stringify(snapshotParts(platform))) as SandboxSnapshot;
 }
 
 /**

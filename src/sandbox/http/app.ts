@@ -65,8 +65,19 @@ class RequestCall implements AppCall {
   }
 }
 
+/**
+ * Called once a mutation (POST, PATCH, PUT, DELETE) of a tenant has its answer, before the
+ * answer leaves: a server's journal records the tenant there (src/server/persistence.ts). A
+ * returned promise holds the answer until it settles; a rejection turns it into a 500.
+ */
+export type CommitHook = (tenantId: string) => Promise<void> | undefined;
+
+const MUTATIONS = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
+
 /** Request in, answer out, over one platform. */
 export class App {
+  /** See {@link CommitHook}; unset (in process), a mutation costs nothing more. */
+  onCommit: CommitHook | undefined;
   readonly router = new TrieRouter<RouteDef>();
   /** The routes it serves, in registration order. */
   readonly routes: RouteDef[] = [];
@@ -104,7 +115,12 @@ export class App {
     const requestId = `req_${this.platform.random.uuidHex()}`;
     let answer: Answer;
     try {
-      answer = await this.#from(new RequestCall(this, incoming, requestId), 0);
+      const call = new RequestCall(this, incoming, requestId);
+      answer = await this.#from(call, 0);
+      if (this.onCommit !== undefined && call.tenant !== null && MUTATIONS.has(call.method)) {
+        const durable = this.onCommit(call.tenant.id);
+        if (durable !== undefined) await durable;
+      }
     } catch (error) {
       answer = errorAnswer(error, requestId);
     }

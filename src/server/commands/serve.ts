@@ -24,6 +24,8 @@ export interface ServeOptions {
   corsOrigins?: string[];
   /** `--shared-platform-limits`: one platform usage across every tenant (default: each tenant is its own platform). */
   sharedPlatformLimits?: boolean;
+  /** `--data DIR`: keep the whole state in this folder across restarts (default: memory only; src/server/persistence.ts). */
+  data?: string | undefined;
 }
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
@@ -49,9 +51,15 @@ function parseCors(origins: string[]): string[] {
   });
 }
 
+function parseData(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  if (raw.trim() === '') throw new UsageError('--data needs a folder path.');
+  return raw;
+}
+
 export const serve: CommandSpec<'serve', ServeOptions> = {
   kind: 'serve',
-  synopsis: 'serve [--port N] [--host HOST] [--https [--cert FILE --key FILE]] [--seed N] [--environment ENV] [--insecure-webhooks] [--webhook-allow CIDR|HOST] [--cors-origin ORIGIN] [--shared-platform-limits]',
+  synopsis: 'serve [--port N] [--host HOST] [--https [--cert FILE --key FILE]] [--seed N] [--environment ENV] [--insecure-webhooks] [--webhook-allow CIDR|HOST] [--cors-origin ORIGIN] [--shared-platform-limits] [--data DIR]',
   define(program: Command): Command {
     return program
       .command('serve')
@@ -75,7 +83,8 @@ It also stops when its parent process exits, or when its stdin is a pipe that cl
       .option('--insecure-webhooks', 'accept unverifiable certificates of every webhook receiver (loopback receivers need no flag in the sandbox environment: http or self-signed https)')
       .option('--shared-platform-limits', "count every tenant's volume against one platform limit (default: each tenant is its own platform, so parallel suites never limit each other)")
       .option('--cors-origin <ORIGIN>', 'let pages of this origin call the server from a browser (repeatable; * for any). Origins on loopback hosts are always allowed', collect, [])
-      .option('--webhook-allow <CIDR|HOST>', 'let deliveries reach this private, link-local or other internal range, address or host name (repeatable); they are refused otherwise', collect, []);
+      .option('--webhook-allow <CIDR|HOST>', 'let deliveries reach this private, link-local or other internal range, address or host name (repeatable); they are refused otherwise', collect, [])
+      .option('--data <DIR>', 'keep the whole state (tenants, keys, records, clocks, idempotency records, pending deliveries) in DIR across restarts, kill -9 included; created when missing. Without it nothing touches the disk');
   },
   parse(values) {
     const environment = (values['environment'] as string | undefined) ?? 'sandbox';
@@ -103,6 +112,7 @@ It also stops when its parent process exits, or when its stdin is a pipe that cl
       webhookAllow: parseAllow(values['webhookAllow'] as string[]),
       corsOrigins: parseCors(values['corsOrigin'] as string[]),
       sharedPlatformLimits: values['sharedPlatformLimits'] === true,
+      data: parseData(values['data'] as string | undefined),
     };
   },
 };

@@ -1,0 +1,396 @@
+/**
+ * `serve --data DIR`: the sandbox's whole state on disk, so that a restart (clean or `kill -9`)
+ * loses no answered mutation. Two files and a lock:
+ *
+ * - `snapshot.json`: `{ format: 'pix-usdt-sandbox-data', version: 1, seq, writtenAt, snapshot }`,
+ *   the whole state (a {@link SandboxSnapshot}) after journal entry `seq`. Written whole to a
+ *   temporary file, flushed, then renamed over the old one: it is either the old or the new.
+ * - `journal.ndjson`: a header line, then one line per commit: the platform fields and the full
+ *   state of every tenant a mutation touched since the previous line. The line is written
+ *   (`writeSync`) before the answers it covers leave, so a process killed at any instant has
+ *   every answered mutation on disk (the kernel keeps written data when a process dies). Entries
+ *   hold state, not requests: nothing is replayed, so no ids, clocks or receivers need to behave
+ *   as they did the first time.
+ * - `lock`: the pid of the server using the folder (a dead pid's lock is taken over).
+ *
+ * At start the snapshot plus the journal's later entries are the state; it is compacted into a
+ * new snapshot (and an empty journal) at once, when the journal outgrows the snapshot, and at a
+ * clean stop. A damaged or foreign file stops the start with {@link DataError}, untouched; the
+ * one damage tolerated is a journal whose last line is cut short (a kill mid-write: that
+ * mutation was never answered).
+ * @module
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { SandboxSnapshot, TenantSnapshot } from '../sandbox/index.js';
+import { SandboxImpl } from '../sandbox/sandbox.js';
+import type { SandboxOptions } from '../sandbox/types.js';
+
+/** What marks our snapshot file, and the version this code writes and reads. */
+export const DATA_FORMAT = 'pix-usdt-sandbox-data';
+export const DATA_VERSION = 1;
+const JOURNAL_FORMAT = 'pix-usdt-sandbox-journal';
+
+/** Why a data folder cannot be used. The CLI prints the message and exits with code 1. */
+export class DataError extends Error {
+  override readonly name = 'DataError';
+}
+
+interface SnapshotFile {
+  format: typeof DATA_FORMAT;
+  version: typeof DATA_VERSION;
+  /** The last journal entry the snapshot includes. */
+  seq: number;
+  /** Wall-clock time of the write (ms): clocks that follow real time move on by the downtime. */
+  writtenAt: number;
+  snapshot: SandboxSnapshot;
+}
+
+interface JournalEntry {
+  seq: number;
+  writtenAt: number;
+  /** The platform fields and the touched tenants (a {@link SandboxSnapshot} with only those). */
+  state: SandboxSnapshot;
+}
+
+/** A sandbox whose state lives in a data folder. */
+export interface DataStore {
+  sandbox: SandboxImpl;
+  /** The folder, resolved. */
+  dir: string;
+  /** Where the state came from: `new` (empty folder) or `restored`. */
+  origin: 'new' | 'restored';
+  /** Journal entries read at start, and the bytes of a cut-short last line dropped. */
+  replayed: { entries: number; tornBytes: number };
+  /** Writes a snapshot now and empties the journal. */
+  compact(): void;
+  /** Compacts, then releases the folder (a clean stop). */
+  close(): void;
+}
+
+const SNAPSHOT = 'snapshot.json';
+const JOURNAL = 'journal.ndjson';
+const LOCK = 'lock';
+
+function describe(error: unknown): string {
+  const e = error as NodeJS.ErrnoException;
+  if (e.code === 'EACCES' || e.code === 'EPERM' || e.code === 'EROFS') return 'permission denied';
+  return e.code ?? (error instanceof Error ? error.message : String(error));
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Checks the marks of a file: ours, and a version this code reads. */
+function checkMark(value: unknown, file: string, format: string): void {
+  const what = `${file} is not a pix-usdt sandbox data file`;
+  if (!isObject(value) || value['format'] !== format) {
+    throw new DataError(`${what} (no "format": "${format}"). Point --data at an empty folder or at one a pix-usdt sandbox server wrote; this file is left as it is.`);
+  }
+  const version = value['version'];
+  if (typeof version !== 'number' || !Number.isInteger(version)) throw new DataError(`${file} has no valid format version. The file is left as it is.`);
+  if (version > DATA_VERSION) {
+    throw new DataError(`${file} was written by a newer pix-usdt (data format version ${version}; this one reads version ${DATA_VERSION}). Upgrade pix-usdt, or use another --data folder; the file is left as it is.`);
+  }
+  if (version !== DATA_VERSION) throw new DataError(`${file} has an unknown data format version ${version}. The file is left as it is.`);
+}
+
+function damaged(file: string, detail: string): DataError {
+  return new DataError(`${file} is damaged (${detail}). It is left as it is: move it away to start afresh, or restore it from a backup.`);
+}
+
+function isSnapshot(value: unknown): value is SandboxSnapshot {
+  return isObject(value) && value['format'] === 'pix-usdt-sandbox' && value['version'] === 1 && Array.isArray(value['tenants']);
+}
+
+function readSnapshot(file: string): SnapshotFile {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new DataError(`Cannot read ${file}: ${describe(error)}.`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    // A JSON document that does not parse: ours cut short, or not JSON at all.
+    throw damaged(file, text.trimStart().startsWith('{') ? 'it is not complete JSON' : 'it is not JSON');
+  }
+  checkMark(value, file, DATA_FORMAT);
+  const v = value as Record<string, unknown>;
+  if (typeof v['seq'] !== 'number' || typeof v['writtenAt'] !== 'number' || !isSnapshot(v['snapshot'])) throw damaged(file, 'fields are missing');
+  return value as SnapshotFile;
+}
+
+/** The journal's entries; a last line cut short (no newline, not JSON) is dropped. */
+function readJournal(file: string): { entries: JournalEntry[]; tornBytes: number } {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new DataError(`Cannot read ${file}: ${describe(error)}.`);
+  }
+  const lines = text.split('\n');
+  const tail = lines.pop() as string;
+  // Every line is written whole with its newline before any answer it covers leaves: a tail
+  // without one is a write a kill cut short, of mutations no one was answered. The header is
+  // written whole (temporary file and rename), so a journal always has it.
+  const tornBytes = Buffer.byteLength(tail);
+  if (lines.length === 0) throw damaged(file, 'it has no header line');
+  let header: unknown;
+  try {
+    header = JSON.parse(lines[0] as string);
+  } catch {
+    throw new DataError(`${file} is not a pix-usdt sandbox journal (its first line is not JSON). It is left as it is.`);
+  }
+  checkMark(header, file, JOURNAL_FORMAT);
+  const entries: JournalEntry[] = [];
+  for (let i = 1; i < lines.length; i++) {
+    let entry: unknown;
+    try {
+      entry = JSON.parse(lines[i] as string);
+    } catch {
+      throw damaged(file, `line ${i + 1} is not JSON`);
+    }
+    if (!isObject(entry) || typeof entry['seq'] !== 'number' || typeof entry['writtenAt'] !== 'number' || !isSnapshot(entry['state'])) {
+      throw damaged(file, `line ${i + 1} is not a journal entry`);
+    }
+    entries.push(entry as unknown as JournalEntry);
+  }
+  return { entries, tornBytes };
+}
+
+/** The state a snapshot plus journal entries describe; each tenant's clock moved on by the downtime when it follows real time. */
+export function compose(base: SnapshotFile, entries: readonly JournalEntry[], realTime: boolean, now = Date.now()): SandboxSnapshot {
+  const tenants = new Map<string, { t: TenantSnapshot; writtenAt: number }>();
+  for (const t of base.snapshot.tenants) tenants.set(t.id, { t, writtenAt: base.writtenAt });
+  let platform: SandboxSnapshot = base.snapshot;
+  for (const entry of entries) {
+    if (entry.seq <= base.seq) continue; // already in the snapshot (a stop between the two writes)
+    platform = entry.state;
+    for (const t of entry.state.tenants) tenants.set(t.id, { t, writtenAt: entry.writtenAt });
+  }
+  return {
+    ...platform,
+    tenants: [...tenants.values()].map(({ t, writtenAt }) => (realTime ? { ...t, now: new Date(Date.parse(t.now) + Math.max(0, now - writtenAt)).toISOString() } : t)),
+  };
+}
+
+function writeAll(fd: number, data: string): void {
+  const buffer = Buffer.from(data);
+  let offset = 0;
+  while (offset < buffer.length) offset += fs.writeSync(fd, buffer, offset, buffer.length - offset);
+}
+
+/** Writes a file whole: a temporary file, flushed, renamed over the old one, the folder flushed. */
+function writeAtomic(dir: string, name: string, data: string): void {
+  const target = path.join(dir, name);
+  const temp = `${target}.tmp`;
+  const fd = fs.openSync(temp, 'w');
+  try {
+    writeAll(fd, data);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(temp, target);
+  syncDir(dir);
+}
+
+function syncDir(dir: string): void {
+  try {
+    const fd = fs.openSync(dir, 'r');
+    try {
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    // Not every platform can flush a folder (Windows); the rename itself is atomic there too.
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Takes the folder's lock (a server killed with -9 leaves a lock whose pid is gone: taken over). */
+function lock(dir: string): string {
+  const file = path.join(dir, LOCK);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = fs.openSync(file, 'wx');
+      writeAll(fd, `${process.pid}\n`);
+      fs.closeSync(fd);
+      return file;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+        throw new DataError(`Cannot write in ${dir}: ${describe(error)}. Give --data a folder this user can write to.`);
+      }
+      const pid = Number.parseInt(fs.readFileSync(file, 'utf8'), 10);
+      if (Number.isInteger(pid) && pid !== process.pid && alive(pid)) {
+        throw new DataError(`${dir} is in use by another sandbox server (pid ${pid}). Stop it, or give --data another folder.`);
+      }
+      fs.rmSync(file, { force: true });
+    }
+  }
+  throw new DataError(`Cannot take the lock ${file}. Remove it if no server uses ${dir}.`);
+}
+
+/** Options of {@link openDataStore}. */
+export interface DataStoreOptions {
+  /** Compact once the journal is this many bytes and larger than the last snapshot (default 8 MB). */
+  compactBytes?: number;
+  /** Called when a write fails (the answers it covered become 500s). */
+  onError?: (error: unknown) => void;
+}
+
+/**
+ * Opens (or creates) a data folder and the sandbox over it. Throws {@link DataError} when the
+ * folder or a file in it cannot be used; nothing in the folder is changed then.
+ */
+export function openDataStore(dirArg: string, sandboxOptions: SandboxOptions, options: DataStoreOptions = {}): DataStore {
+  const dir = path.resolve(dirArg);
+  const compactBytes = options.compactBytes ?? 8_000_000;
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+  } catch (error) {
+    throw new DataError(`Cannot create the data folder ${dir}: ${describe(error)}.`);
+  }
+  if (!fs.statSync(dir).isDirectory()) throw new DataError(`${dir} is not a folder. Give --data a folder (it is created when missing).`);
+  const snapshotFile = path.join(dir, SNAPSHOT);
+  const journalFile = path.join(dir, JOURNAL);
+  const hasSnapshot = fs.existsSync(snapshotFile);
+  const hasJournal = fs.existsSync(journalFile);
+  // Read and check everything before writing anything (the lock included).
+  let restored: SandboxSnapshot | null = null;
+  let seq = 0;
+  const replayed = { entries: 0, tornBytes: 0 };
+  if (hasSnapshot) {
+    const base = readSnapshot(snapshotFile);
+    const { entries, tornBytes } = hasJournal ? readJournal(journalFile) : { entries: [], tornBytes: 0 };
+    restored = compose(base, entries, sandboxOptions.now === undefined);
+    seq = Math.max(base.seq, ...entries.map((e) => e.seq));
+    replayed.entries = entries.filter((e) => e.seq > base.seq).length;
+    replayed.tornBytes = tornBytes;
+  } else if (hasJournal) {
+    throw new DataError(`${journalFile} has no ${SNAPSHOT} beside it (it was moved or deleted). Put it back, or move the journal away to start afresh.`);
+  } else {
+    const foreign = fs.readdirSync(dir).filter((name) => name !== LOCK && !name.startsWith('.') && !name.endsWith('.tmp'));
+    if (foreign.length > 0) {
+      throw new DataError(`${dir} holds files that are not a sandbox's (${foreign.slice(0, 3).join(', ')}${foreign.length > 3 ? ', ...' : ''}). Give --data an empty or new folder; nothing there is touched.`);
+    }
+  }
+  const lockFile = lock(dir);
+  let journalFd: number | null = null;
+  let journalBytes = 0;
+  let snapshotBytes = 0;
+  const dirty = new Set<string>();
+  let known = new Set<string>();
+  let pending: Promise<void> | null = null;
+  let broken: unknown = null;
+
+  const sandbox = new SandboxImpl(sandboxOptions, { onCommit: (tenantId) => commit(tenantId) });
+  if (restored !== null) {
+    try {
+      sandbox.restore(restored);
+    } catch (error) {
+      fs.rmSync(lockFile, { force: true });
+      throw new DataError(`${snapshotFile} cannot be loaded: ${(error as Error).message} The files are left as they are.`);
+    }
+  }
+  known = new Set(sandbox.tenantIds());
+  // State changes without a request (timers, deliveries) reach the journal with the next line.
+  sandbox.on('event', (_event, tenantId) => {
+    if (journalFd === null) return;
+    dirty.add(tenantId);
+    schedule();
+  });
+
+  function openJournal(): void {
+    const header = `${JSON.stringify({ format: JOURNAL_FORMAT, version: DATA_VERSION })}\n`;
+    writeAtomic(dir, JOURNAL, header);
+    journalFd = fs.openSync(journalFile, 'a');
+    journalBytes = header.length;
+  }
+
+  function compact(): void {
+    if (journalFd !== null) fs.closeSync(journalFd);
+    journalFd = null;
+    const file: SnapshotFile = { format: DATA_FORMAT, version: DATA_VERSION, seq, writtenAt: Date.now(), snapshot: sandbox.snapshotParts(sandbox.tenantIds()) };
+    const text = JSON.stringify(file);
+    // Snapshot first, journal second: a stop in between leaves entries the snapshot's seq skips.
+    writeAtomic(dir, SNAPSHOT, text);
+    snapshotBytes = text.length;
+    dirty.clear();
+    openJournal();
+  }
+
+  function flush(): void {
+    pending = null;
+    if (journalFd === null) return;
+    const ids = sandbox.tenantIds();
+    if (ids.length !== known.size) {
+      for (const id of ids) if (!known.has(id)) dirty.add(id);
+      known = new Set(ids);
+    }
+    seq++;
+    const line = `${JSON.stringify({ seq, writtenAt: Date.now(), state: sandbox.snapshotParts(dirty) })}\n`;
+    dirty.clear();
+    writeAll(journalFd, line);
+    journalBytes += line.length;
+    if (journalBytes > compactBytes && journalBytes > snapshotBytes) compact();
+  }
+
+  // One line for every commit of the same turn of the event loop (a group commit).
+  function schedule(): Promise<void> {
+    pending ??= new Promise<void>((resolve, reject) => {
+      setImmediate(() => {
+        try {
+          flush();
+          resolve();
+        } catch (error) {
+          broken = error;
+          options.onError?.(error);
+          reject(new Error('The sandbox could not write its data folder.'));
+        }
+      });
+    });
+    return pending;
+  }
+
+  function commit(tenantId: string): Promise<void> {
+    if (broken !== null) return Promise.reject(new Error('The sandbox could not write its data folder.'));
+    dirty.add(tenantId);
+    return schedule();
+  }
+
+  try {
+    compact();
+  } catch (error) {
+    fs.rmSync(lockFile, { force: true });
+    throw new DataError(`Cannot write in ${dir}: ${describe(error)}. Give --data a folder this user can write to.`);
+  }
+
+  return {
+    sandbox,
+    dir,
+    origin: restored === null ? 'new' : 'restored',
+    replayed,
+    compact,
+    close() {
+      // The snapshot holds everything: commits still waiting for their line are in it.
+      compact();
+      if (journalFd !== null) fs.closeSync(journalFd);
+      journalFd = null;
+      fs.rmSync(lockFile, { force: true });
+    },
+  };
+}
