@@ -259,12 +259,12 @@ export interface DataStoreOptions {
 export function openDataStore(dirArg: string, sandboxOptions: SandboxOptions, options: DataStoreOptions = {}): DataStore {
   const dir = path.resolve(dirArg);
   const compactBytes = options.compactBytes ?? 8_000_000;
+  if (fs.existsSync(dir) && !fs.statSync(dir).isDirectory()) throw new DataError(`${dir} is not a folder. Give --data a folder (it is created when missing).`);
   try {
     fs.mkdirSync(dir, { recursive: true });
   } catch (error) {
     throw new DataError(`Cannot create the data folder ${dir}: ${describe(error)}.`);
   }
-  if (!fs.statSync(dir).isDirectory()) throw new DataError(`${dir} is not a folder. Give --data a folder (it is created when missing).`);
   const snapshotFile = path.join(dir, SNAPSHOT);
   const journalFile = path.join(dir, JOURNAL);
   const hasSnapshot = fs.existsSync(snapshotFile);
