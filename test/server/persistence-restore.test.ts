@@ -1,0 +1,88 @@
+/**
+ * The data folder in process: a sandbox reopened from its folder after a crash (no clean
+ * stop, so from the snapshot plus the journal) equals the one that wrote it, records, clocks,
+ * idempotency records and pending deliveries with their schedule included; and the two go on
+ * alike when their clocks move.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { PixUsdt } from '../../src/index.js';
+import type { SandboxOptions } from '../../src/sandbox/index.js';
+import { type DataStore, openDataStore } from '../../src/server/persistence.js';
+import { RECEIVER, approvedUser, onramp } from '../sandbox-webhooks/helpers.js';
+
+const dirs: string[] = [];
+const stores: DataStore[] = [];
+afterEach(() => {
+  for (const store of stores.splice(0)) store.close();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+const OPTIONS: SandboxOptions = {
+  seed: 'persist',
+  now: '2026-03-02T12:00:00.000Z',
+  // Every delivery fails: they stay pending, with retries scheduled.
+  webhookTransport: () => Promise.reject(new Error('connect ECONNREFUSED')),
+};
+
+function open(dir: string): DataStore {
+  const store = openDataStore(dir, OPTIONS);
+  stores.push(store);
+  return store;
+}
+
+describe('a data folder reopened after a crash', () => {
+  it('holds the state the sandbox had, and both go on alike', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'pix-usdt-restore-'));
+    dirs.push(dir);
+    const first = open(dir);
+    expect(first.origin).toBe('new');
+    const sandbox = first.sandbox;
+    const client = new PixUsdt({ apiKey: sandbox.apiKey, fetch: sandbox.fetch, maxRetries: 0 });
+    await client.webhookEndpoints.create({ url: RECEIVER, event_types: ['*'] });
+    const userId = await approvedUser(client, 1);
+    const quote = await client.quotes.create(onramp(userId));
+    await client.quotes.accept(quote.id);
+    await client.quotes.create(onramp(userId, '100.00'));
+    const tenant = (await (
+      await sandbox.fetch('/v1/test_helpers/tenants', { method: 'POST', headers: { authorization: `Bearer ${sandbox.apiKey}`, 'content-type': 'application/json' }, body: '{}' })
+    ).json()) as { api_key: { api_key: string } };
+    const other = new PixUsdt({ apiKey: tenant.api_key.api_key, fetch: sandbox.fetch, maxRetries: 0 });
+    await approvedUser(other, 2);
+    await client.testHelpers.clock.advance({ seconds: 90 });
+    // Writes are grouped per turn of the event loop; the last answer is on disk once it is out.
+    const written = sandbox.snapshot();
+    expect(written.tenants).toHaveLength(2);
+    const pending = written.tenants.flatMap((t) => (t.extensions['webhooks'] as { deliveries: Array<{ status: string }> } | undefined)?.deliveries ?? []);
+    expect(pending.some((d) => d.status === 'pending')).toBe(true);
+    expect(written.tenants[0]?.idempotency.length).toBeGreaterThan(0);
+
+    // No close(): a crash. The same process takes the lock over.
+    const second = open(dir);
+    expect(second.origin).toBe('restored');
+    expect(second.replayed.entries).toBeGreaterThan(0);
+    expect(second.sandbox.snapshot()).toEqual(written);
+
+    // Timers come back from the state: a day later both fired the same retries and expiries.
+    await sandbox.clock.advance({ days: 1 });
+    await second.sandbox.clock.advance({ days: 1 });
+    const a = sandbox.snapshot();
+    expect(a).not.toEqual(written);
+    expect(second.sandbox.snapshot()).toEqual(a);
+  });
+
+  it('a clean stop leaves one snapshot that reopens to the same state', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'pix-usdt-restore-'));
+    dirs.push(dir);
+    const first = openDataStore(dir, OPTIONS);
+    const client = new PixUsdt({ apiKey: first.sandbox.apiKey, fetch: first.sandbox.fetch, maxRetries: 0 });
+    await approvedUser(client, 3);
+    const written = first.sandbox.snapshot();
+    first.close();
+    const second = open(dir);
+    expect(second.replayed.entries).toBe(0);
+    expect(second.sandbox.snapshot()).toEqual(written);
+  });
+});
