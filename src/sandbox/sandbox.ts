@@ -8,7 +8,7 @@ import type { Clock, Duration, SandboxClock } from './core/clock.js';
 import { DEFAULT_LIMITS, type LimitSettings } from './core/limits.js';
 import { Platform } from './core/platform.js';
 import type { PricingSettings } from './core/pricing.js';
-import { type SandboxSnapshot, loadSnapshot, snapshotParts, takeSnapshot } from './core/snapshot.js';
+import { type SandboxSnapshot, type TenantTracker, journalParts, loadSnapshot, takeSnapshot } from './core/snapshot.js';
 import type { SandboxEvent, TenantState } from './core/state.js';
 import { App, type CommitHook } from './http/app.js';
 import { SandboxResponse, fastIncoming } from './http/fetch.js';
@@ -105,6 +105,7 @@ export class SandboxImpl implements Sandbox {
   readonly #platform: Platform;
   readonly #app: App;
   readonly #initial: SandboxSnapshot;
+  readonly #trackers = new WeakMap<TenantState, TenantTracker>();
   readonly fetch: Sandbox['fetch'];
   readonly clock: SandboxClock;
   readonly webhooks: SandboxWebhooks;
@@ -229,9 +230,9 @@ export class SandboxImpl implements Sandbox {
     loadSnapshot(this.#platform, snapshot);
   }
 
-  /** The platform fields and the named tenants as live objects (a journal entry; serialize at once). */
-  snapshotParts(tenantIds: Iterable<string>): SandboxSnapshot {
-    return snapshotParts(this.#platform, tenantIds);
+  /** A journal line of the named tenants (live objects: serialize at once); `full`: whole tenants (core/snapshot.ts). */
+  journal(tenantIds: Iterable<string>, full: boolean): SandboxSnapshot {
+    return journalParts(this.#platform, this.#trackers, tenantIds, full);
   }
 
   /** Ids of every tenant. */

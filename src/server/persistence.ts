@@ -23,6 +23,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { SandboxSnapshot, TenantSnapshot } from '../sandbox/index.js';
+import type { TenantChange } from '../sandbox/core/snapshot.js';
 import { SandboxImpl } from '../sandbox/sandbox.js';
 import type { SandboxOptions } from '../sandbox/types.js';
 
@@ -162,20 +163,69 @@ function readJournal(file: string): { entries: JournalEntry[]; tornBytes: number
   return { entries, tornBytes };
 }
 
-/** The state a snapshot plus journal entries describe; each tenant's clock moved on by the downtime when it follows real time. */
+type Rec = { id: string; seq: number };
+const COLLECTIONS = ['users', 'quotes', 'conversions', 'transactions'] as const;
+
+/** A tenant being composed: its records by id, idempotency records by key, events in order. */
+class TenantWork {
+  readonly records = COLLECTIONS.map(() => new Map<string, Rec>());
+  readonly idempotency = new Map<string, TenantSnapshot['idempotency'][number]>();
+  events: TenantSnapshot['events'] = [];
+  constructor(
+    public last: TenantSnapshot,
+    public writtenAt: number,
+  ) {
+    this.apply(last, writtenAt);
+  }
+
+  apply(t: TenantChange, writtenAt: number): void {
+    if (t.delta !== true) {
+      for (const map of this.records) map.clear();
+      this.idempotency.clear();
+      this.events = [];
+    }
+    COLLECTIONS.forEach((name, i) => {
+      const map = this.records[i] as Map<string, Rec>;
+      for (const r of t[name] as Rec[]) map.set(r.id, r);
+    });
+    for (const r of t.idempotency) this.idempotency.set(r.key, r);
+    this.events = this.events.concat(t.events);
+    this.last = t;
+    this.writtenAt = writtenAt;
+  }
+
+  result(realTime: boolean, now: number): TenantSnapshot {
+    const sorted = (i: number): Rec[] => [...(this.records[i] as Map<string, Rec>).values()].sort((a, b) => a.seq - b.seq);
+    const { delta: _, ...rest } = this.last as TenantChange;
+    return {
+      ...rest,
+      // A clock that follows real time moved on while the server was down.
+      now: realTime ? new Date(Date.parse(rest.now) + Math.max(0, now - this.writtenAt)).toISOString() : rest.now,
+      users: sorted(0) as TenantSnapshot['users'],
+      quotes: sorted(1) as TenantSnapshot['quotes'],
+      conversions: sorted(2) as TenantSnapshot['conversions'],
+      transactions: sorted(3) as TenantSnapshot['transactions'],
+      idempotency: [...this.idempotency.values()],
+      events: this.events,
+    };
+  }
+}
+
+/** The state a snapshot plus journal entries describe (each entry holds whole tenants or their changes). */
 export function compose(base: SnapshotFile, entries: readonly JournalEntry[], realTime: boolean, now = Date.now()): SandboxSnapshot {
-  const tenants = new Map<string, { t: TenantSnapshot; writtenAt: number }>();
-  for (const t of base.snapshot.tenants) tenants.set(t.id, { t, writtenAt: base.writtenAt });
+  const tenants = new Map<string, TenantWork>();
+  for (const t of base.snapshot.tenants) tenants.set(t.id, new TenantWork(t, base.writtenAt));
   let platform: SandboxSnapshot = base.snapshot;
   for (const entry of entries) {
     if (entry.seq <= base.seq) continue; // already in the snapshot (a stop between the two writes)
     platform = entry.state;
-    for (const t of entry.state.tenants) tenants.set(t.id, { t, writtenAt: entry.writtenAt });
+    for (const t of entry.state.tenants as TenantChange[]) {
+      const work = tenants.get(t.id);
+      if (work === undefined) tenants.set(t.id, new TenantWork(t, entry.writtenAt));
+      else work.apply(t, entry.writtenAt);
+    }
   }
-  return {
-    ...platform,
-    tenants: [...tenants.values()].map(({ t, writtenAt }) => (realTime ? { ...t, now: new Date(Date.parse(t.now) + Math.max(0, now - writtenAt)).toISOString() } : t)),
-  };
+  return { ...platform, tenants: [...tenants.values()].map((w) => w.result(realTime, now)) };
 }
 
 function writeAll(fd: number, data: string): void {
@@ -324,7 +374,7 @@ export function openDataStore(dirArg: string, sandboxOptions: SandboxOptions, op
   function compact(): void {
     if (journalFd !== null) fs.closeSync(journalFd);
     journalFd = null;
-    const file: SnapshotFile = { format: DATA_FORMAT, version: DATA_VERSION, seq, writtenAt: Date.now(), snapshot: sandbox.snapshotParts(sandbox.tenantIds()) };
+    const file: SnapshotFile = { format: DATA_FORMAT, version: DATA_VERSION, seq, writtenAt: Date.now(), snapshot: sandbox.journal(sandbox.tenantIds(), true) };
     const text = JSON.stringify(file);
     // Snapshot first, journal second: a stop in between leaves entries the snapshot's seq skips.
     writeAtomic(dir, SNAPSHOT, text);
@@ -342,7 +392,7 @@ export function openDataStore(dirArg: string, sandboxOptions: SandboxOptions, op
       known = new Set(ids);
     }
     seq++;
-    const line = `${JSON.stringify({ seq, writtenAt: Date.now(), state: sandbox.snapshotParts(dirty) })}\n`;
+    const line = `${JSON.stringify({ seq, writtenAt: Date.now(), state: sandbox.journal(dirty, false) })}\n`;
     dirty.clear();
     writeAll(journalFd, line);
     journalBytes += line.length;

@@ -49,6 +49,12 @@ export class Collection<T extends Stored> {
   readonly #byId = new Map<string, T>();
   readonly #keys: Record<string, IndexKey<T>>;
   readonly #indexes = new Map<string, Map<string, number[]>>();
+  /**
+   * Records inserted, updated or read by id since this set was put here (`null`: not tracked).
+   * A server's journal writes these instead of the whole collection: a record is changed in
+   * place only after `get` or `insert` handed it out, so the set holds every changed one.
+   */
+  touched: Set<T> | null = null;
 
   constructor(indexes: Record<string, IndexKey<T>> = {}) {
     this.#keys = indexes;
@@ -60,7 +66,9 @@ export class Collection<T extends Stored> {
   }
 
   get(id: string): T | undefined {
-    return this.#byId.get(id);
+    const record = this.#byId.get(id);
+    if (record !== undefined && this.touched !== null) this.touched.add(record);
+    return record;
   }
 
   /** Every record, oldest first. */
@@ -72,6 +80,7 @@ export class Collection<T extends Stored> {
   insert(record: T): T {
     record.seq = this.#items.length;
     this.#items.push(record);
+    this.touched?.add(record);
     this.#byId.set(record.id, record);
     for (const [name, key] of Object.entries(this.#keys)) {
       const k = key(record);
@@ -82,6 +91,7 @@ export class Collection<T extends Stored> {
 
   /** Applies `change` to a record and moves it between index keys as needed. */
   update(record: T, change: (record: T) => void): void {
+    this.touched?.add(record);
     const before: Array<string | null> = [];
     const names = Object.keys(this.#keys);
     for (const name of names) before.push((this.#keys[name] as IndexKey<T>)(record));

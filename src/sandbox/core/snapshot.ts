@@ -121,6 +121,91 @@ export function snapshotParts(platform: Platform, tenantIds?: Iterable<string>):
   };
 }
 
+/** Where a tenant's journal stands: the last event and idempotency entry written. */
+export interface TenantTracker {
+  lastEvent: SandboxEvent | null;
+  lastIdempotency: [number, string] | null;
+}
+
+/**
+ * A tenant's change since the previous journal line (`delta: true`): the records touched (see
+ * `Collection.touched`), the idempotency records and events added, and the small parts (clock,
+ * keys, rate windows, usage, extensions) whole. Compose it over the tenant's last state by id.
+ */
+export type TenantChange = TenantSnapshot & { delta?: true };
+
+function startTracking(t: TenantState): TenantTracker {
+  t.users.touched = new Set();
+  t.quotes.touched = new Set();
+  t.conversions.touched = new Set();
+  t.transactions.touched = new Set();
+  return { lastEvent: t.events.at(-1) ?? null, lastIdempotency: t.idempotencyOrder.at(-1) ?? null };
+}
+
+// The items after `last` (all of them when it is gone: trimmed, or never set).
+function after<X>(list: X[], last: X | null): X[] {
+  return list.slice((last === null ? -1 : list.lastIndexOf(last)) + 1);
+}
+
+function drain<T>(touched: Set<T> | null): T[] {
+  if (touched === null) return [];
+  const out = [...touched];
+  touched.clear();
+  return out;
+}
+
+function tenantChange(t: TenantState, tracker: TenantTracker): TenantChange {
+  const idempotency: IdempotencyRec[] = [];
+  let last = tracker.lastIdempotency;
+  for (const entry of after(t.idempotencyOrder, last)) {
+    const rec = t.idempotency.get(entry[1]);
+    if (rec !== undefined && rec.startedAt === entry[0]) {
+      // Still running: its answer is not known; the next line starts from it.
+      if (rec.running) break;
+      idempotency.push(rec);
+    }
+    last = entry;
+  }
+  tracker.lastIdempotency = last;
+  const events = after(t.events, tracker.lastEvent);
+  tracker.lastEvent = t.events.at(-1) ?? tracker.lastEvent;
+  return {
+    id: t.id,
+    delta: true,
+    now: new Date(t.clock.nowMs()).toISOString(),
+    users: drain(t.users.touched),
+    quotes: drain(t.quotes.touched),
+    conversions: drain(t.conversions.touched),
+    transactions: drain(t.transactions.touched),
+    keys: t.keys,
+    idempotency,
+    rateWindows: [...t.rateWindows.entries()],
+    usage: [...t.usage.entries()],
+    events,
+    extensions: t.extensions,
+  };
+}
+
+/**
+ * One journal line (live objects: serialize at once): the platform fields, and for each tenant
+ * named its change since the previous line, or its whole state when it is not tracked yet or
+ * `full` is set (a snapshot); tracking starts or restarts then.
+ */
+export function journalParts(platform: Platform, trackers: WeakMap<TenantState, TenantTracker>, tenantIds: Iterable<string>, full: boolean): SandboxSnapshot {
+  const parts = snapshotParts(platform, []);
+  for (const id of tenantIds) {
+    const t = platform.tenants.get(id);
+    if (!t) continue;
+    const tracker = full ? undefined : trackers.get(t);
+    if (tracker !== undefined) parts.tenants.push(tenantChange(t, tracker));
+    else {
+      parts.tenants.push(tenantPart(platform, t));
+      trackers.set(t, startTracking(t));
+    }
+  }
+  return parts;
+}
+
 /** Takes a snapshot (a deep copy: later changes do not affect it). */
 export function takeSnapshot(platform: Platform): SandboxSnapshot {
   return JSON.parse(JSON.stringify(snapshotParts(platform))) as SandboxSnapshot;
