@@ -151,6 +151,24 @@ const READERS: Record<string, Reader> = {
     );
     return rows;
   },
+  persistence(result) {
+    const figures = result as Array<{ name: string; spread: string; opsPerSecond: number }>;
+    const rows: Row[] = [];
+    for (const spread of [...new Set(figures.map((f) => f.spread))]) {
+      const memory = figures.find((f) => f.spread === spread && f.name === 'memory');
+      const data = figures.find((f) => f.spread === spread && f.name === '--data');
+      if (!memory || !data) throw new Error('bench/persistence.ts did not measure both servers');
+      const cost = memory.opsPerSecond / data.opsPerSecond;
+      rows.push({
+        area: 'Server',
+        figure: `answered POST /v1/users a second over ${spread}, 16 in flight: without / with --data (${Math.round(memory.opsPerSecond).toLocaleString('en')} /s vs ${Math.round(data.opsPerSecond).toLocaleString('en')} /s)`,
+        measured: `x${fmt(cost, 2)}`,
+        target: '<= x1.50',
+        verdict: verdict(cost <= 1.5),
+      });
+    }
+    return rows;
+  },
   scale(result) {
     const r = result as { count: number; bytesPerConversion: number | null; lists: Array<{ filter: string; small: Fig; large: Fig; ratio: number }> };
     const rows: Row[] = [
@@ -175,7 +193,7 @@ const READERS: Record<string, Reader> = {
   },
 };
 
-const MODULES = ['client', 'cold-start', 'webhooks', 'webhooks-browser', 'sandbox', 'scale'] as const;
+const MODULES = ['client', 'cold-start', 'webhooks', 'webhooks-browser', 'sandbox', 'scale', 'persistence'] as const;
 
 function markdown(rows: Row[], notes: string[], seconds: number): string {
   const cpus = availableParallelism();
