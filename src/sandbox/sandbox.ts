@@ -20,6 +20,8 @@ import { NETWORK_FAULT_HEADER } from './plugins/faults/marker.js';
 import { type SandboxWebhooks, webhooksPlugin } from './plugins/webhooks/index.js';
 import type { Sandbox, SandboxClientOptions, SandboxEvents, SandboxOptions, SandboxTenant } from './types.js';
 
+export type { TenantChange } from './core/snapshot.js';
+
 function toMs(value: Date | string | number): number {
   const ms = value instanceof Date ? value.getTime() : typeof value === 'number' ? value : Date.parse(value);
   if (!Number.isFinite(ms)) throw new TypeError('`now` must be a valid date.');

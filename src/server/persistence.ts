@@ -23,8 +23,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { SandboxSnapshot, TenantSnapshot } from '../sandbox/index.js';
-import type { TenantChange } from '../sandbox/core/snapshot.js';
-import { SandboxImpl } from '../sandbox/sandbox.js';
+import { SandboxImpl, type TenantChange } from '../sandbox/sandbox.js';
 import type { SandboxOptions } from '../sandbox/types.js';
 
 /** What marks our snapshot file, and the version this code writes and reads. */
