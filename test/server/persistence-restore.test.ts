@@ -27,8 +27,8 @@ const OPTIONS: SandboxOptions = {
   webhookTransport: () => Promise.reject(new Error('connect ECONNREFUSED')),
 };
 
-function open(dir: string): DataStore {
-  const store = openDataStore(dir, OPTIONS);
+function open(dir: string, options: SandboxOptions = OPTIONS): DataStore {
+  const store = openDataStore(dir, options);
   stores.push(store);
   return store;
 }
@@ -92,5 +92,40 @@ describe('a data folder reopened after a crash', () => {
     const second = open(dir);
     expect(second.replayed.entries).toBe(0);
     expect(second.sandbox.snapshot()).toEqual(written);
+  });
+
+  it('an idempotency record still running at a compaction reaches the journal once it is answered', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'pix-usdt-restore-'));
+    dirs.push(dir);
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    // Deliveries hang until released: a clock advance waits for them, so its request keeps running.
+    const store = open(dir, { ...OPTIONS, webhookTransport: () => held.then(() => ({ status: 200, headers: {}, body: '' })) });
+    const sandbox = store.sandbox;
+    const client = new PixUsdt({ apiKey: sandbox.apiKey, fetch: sandbox.fetch, maxRetries: 0 });
+    await client.webhookEndpoints.create({ url: RECEIVER, event_types: ['*'] });
+    await approvedUser(client, 5);
+    const advance = (): Promise<Response> =>
+      sandbox.fetch('/v1/test_helpers/clock/advance', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${sandbox.apiKey}`, 'content-type': 'application/json', 'idempotency-key': 'advance-1' },
+        body: JSON.stringify({ seconds: 1 }),
+      });
+    const running = advance();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    store.compact(); // the record is running: not in this snapshot
+    release();
+    const first = await running;
+    expect(first.status).toBe(200);
+    const body = await first.text();
+
+    const again = open(dir);
+    const replay = await again.sandbox.fetch('/v1/test_helpers/clock/advance', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${again.sandbox.apiKey}`, 'content-type': 'application/json', 'idempotency-key': 'advance-1' },
+      body: JSON.stringify({ seconds: 1 }),
+    });
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(await replay.text()).toBe(body);
   });
 });

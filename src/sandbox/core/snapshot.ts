@@ -139,7 +139,15 @@ function startTracking(t: TenantState): TenantTracker {
   t.quotes.touched = new Set();
   t.conversions.touched = new Set();
   t.transactions.touched = new Set();
-  return { lastEvent: t.events.at(-1) ?? null, lastIdempotency: t.idempotencyOrder.at(-1) ?? null };
+  // A whole tenant leaves out the records still running: the next change starts before the first.
+  const order = t.idempotencyOrder;
+  let from = order.length;
+  for (let i = order.length - 1; i >= t.idempotencyHead; i--) {
+    const [at, key] = order[i] as [number, string];
+    const rec = t.idempotency.get(key);
+    if (rec !== undefined && rec.startedAt === at && rec.running) from = i;
+  }
+  return { lastEvent: t.events.at(-1) ?? null, lastIdempotency: order[from - 1] ?? null };
 }
 
 // The items after `last` (all of them when it is gone: trimmed, or never set).
