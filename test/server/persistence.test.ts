@@ -56,6 +56,7 @@ describe('serve --data under kill -9', () => {
     const random = lcg(13);
     const answered: Answered[] = [];
     const tenants: Array<{ id: string; apiKey: string }> = [];
+    const clocks: Array<{ apiKey: string; now: number }> = [];
     let defaultKey = '';
     let counter = 0;
     const ROUNDS = 4;
@@ -71,6 +72,10 @@ describe('serve --data under kill -9', () => {
         expect(res.status, `user ${a.userId} of round < ${round}`).toBe(200);
         expect(((await res.json()) as { external_id: string }).external_id).toBe((JSON.parse(a.body) as { external_id: string }).external_id);
       }
+      for (const c of clocks) {
+        const res = await fetch(`${ready.url}/v1/test_helpers/clock`, { headers: { authorization: `Bearer ${c.apiKey}` } });
+        expect(Date.parse(((await res.json()) as { now: string }).now)).toBeGreaterThanOrEqual(c.now);
+      }
       const sample = answered.filter((_, i) => i % 5 === round % 5);
       for (const a of sample) {
         const replay = await post(ready, a.apiKey, a.request.path, a.request.body, a.idempotencyKey);
@@ -84,6 +89,10 @@ describe('serve --data under kill -9', () => {
       expect(created.status).toBe(201);
       const t = (await created.json()) as { tenant_id: string; api_key: { api_key: string } };
       tenants.push({ id: t.tenant_id, apiKey: t.api_key.api_key });
+      // Its clock moves a day ahead: the answered instant is a floor after every restart.
+      const advanced = await post(ready, t.api_key.api_key, '/v1/test_helpers/clock/advance', JSON.stringify({ seconds: 86_400 }), `advance-${round}`);
+      expect(advanced.status).toBe(200);
+      clocks.push({ apiKey: t.api_key.api_key, now: Date.parse(((await advanced.json()) as { now: string }).now) });
 
       // Load: workers create users in every tenant until the kill.
       let killed = false;
