@@ -23,10 +23,10 @@ describe('parseCommand', () => {
   });
 
   it('every flag', () => {
-    const command = parseCommand(['serve', '--port', '0', '--host', '0.0.0.0', '--https', '--cert', 'c.pem', '--key', 'k.pem', '--seed=-12', '--environment', 'production', '--insecure-webhooks', '--webhook-allow', '10.0.0.0/8', '--webhook-allow=hooks.internal', '--cors-origin', 'https://App.Example:443', '--cors-origin=*', '--shared-platform-limits']);
+    const command = parseCommand(['serve', '--port', '0', '--host', '0.0.0.0', '--https', '--cert', 'c.pem', '--key', 'k.pem', '--seed=-12', '--environment', 'production', '--insecure-webhooks', '--webhook-allow', '10.0.0.0/8', '--webhook-allow=hooks.internal', '--cors-origin', 'https://App.Example:443', '--cors-origin=*', '--shared-platform-limits', '--data', './sandbox-data']);
     expect(command).toEqual({
       kind: 'serve',
-      options: { port: 0, host: '0.0.0.0', https: true, cert: 'c.pem', key: 'k.pem', seed: -12, environment: 'production', insecureWebhooks: true, webhookAllow: ['10.0.0.0/8', 'hooks.internal'], corsOrigins: ['https://app.example', '*'], sharedPlatformLimits: true },
+      options: { port: 0, host: '0.0.0.0', https: true, cert: 'c.pem', key: 'k.pem', seed: -12, environment: 'production', insecureWebhooks: true, webhookAllow: ['10.0.0.0/8', 'hooks.internal'], corsOrigins: ['https://app.example', '*'], sharedPlatformLimits: true, data: './sandbox-data' },
     });
   });
 
@@ -42,6 +42,7 @@ describe('parseCommand', () => {
   it.each([
     [['serve', '--prot', '4010'], /Unknown option '--prot'.*--help/],
     [['serve', '--port'], /--port/],
+    [['serve', '--data', ' '], /--data needs a folder path/],
     [['serve', '--port', 'abc'], /--port must be an integer from 0 to 65535, got "abc"/],
     [['serve', '--port', '70000'], /--port must be an integer/],
     [['serve', '--port', '-1'], /--port/],
