@@ -34,8 +34,6 @@ export interface ReadyLine {
   tenant_id: string;
 }
 
-const TICK_MS = 1000;
-
 /** How long the server waits for a slow client, in ms. */
 export interface ServerTimeouts {
   /** From the connection (or the previous answer) to the end of the request headers. */
@@ -155,19 +153,14 @@ export async function startServer(options: ServerOptions, log: (line: string) =>
     });
   });
   const { port } = server.address() as AddressInfo;
-  // Due timers (deposit windows, expiries, webhook retries) otherwise fire only when a request
-  // reaches the tenant; a tick fires the default tenant's on time, so its webhooks leave on time.
-  const tick = setInterval(() => {
-    sandbox.clock.advance({ seconds: 0 }).catch(() => undefined);
-  }, TICK_MS);
-  tick.unref();
+  // Due timers of every tenant (deposit windows, expiries, webhook retries) fire on time with no
+  // request: the platform arms one real timer for the earliest (core/alarm.ts).
   origin = `${tls === null ? 'http' : 'https'}://${urlHost(options.host)}:${port}`;
   return {
     url: origin,
     sandbox,
     requests,
     close() {
-      clearInterval(tick);
       requests.closeStreams();
       closing ??= new Promise<void>((resolve) => {
         server.close(() => {

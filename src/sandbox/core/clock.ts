@@ -63,11 +63,14 @@ export class Clock implements SandboxClock {
   #firing = false;
   readonly #fire: (timer: Timer) => void;
   readonly #settle: () => Promise<void>;
+  readonly #moved: () => void;
 
-  constructor(start: number | null, fire: (timer: Timer) => void, settle: () => Promise<void> = () => Promise.resolve()) {
+  /** `moved` runs after an advance, once the timers due in its span have fired. */
+  constructor(start: number | null, fire: (timer: Timer) => void, settle: () => Promise<void> = () => Promise.resolve(), moved: () => void = () => undefined) {
     this.#frozen = start;
     this.#fire = fire;
     this.#settle = settle;
+    this.#moved = moved;
   }
 
   /** The current virtual time in milliseconds since the epoch. */
@@ -100,6 +103,7 @@ export class Clock implements SandboxClock {
     const ms = durationMs(duration);
     this.#offset += ms;
     this.runDue();
+    this.#moved();
     await this.#settle();
     return this.now();
   }

@@ -7,12 +7,12 @@
  */
 import { EventEmitter } from 'eventemitter3';
 import type { EventType } from '../../models/index.js';
+import { Alarm } from './alarm.js';
 import { type Capability, defaultCapabilities } from './capabilities.js';
 import { Clock, type Timer } from './clock.js';
 import { DEFAULT_LIMITS, type LimitSettings, type Usage } from './limits.js';
 import { DEFAULT_PRICING, type PricingSettings } from './pricing.js';
 import { Random } from './random.js';
-import { realSetTimeout } from './real-time.js';
 import { type KeyRec, type SandboxEvent, type TenantState, createTenantState } from './state.js';
 import { CORE_TIMERS, type TimerTable, fireTimer, rescheduleAll } from './timers.js';
 import { iso } from './wire.js';
@@ -44,6 +44,13 @@ export class Platform extends EventEmitter<PlatformEvents> implements World {
   readonly #timers: TimerTable = { ...CORE_TIMERS };
   readonly #pending = new Set<Promise<unknown>>();
   #strings = new Map<string, string>();
+  // One real timer for the due timers of every real-time tenant (core/alarm.ts).
+  readonly #alarm = new Alarm((tenantId) => {
+    const tenant = this.tenants.get(tenantId);
+    if (!tenant?.clock.realTime) return null;
+    tenant.clock.runDue();
+    return this.#realDue(tenant);
+  });
 
   constructor(settings: PlatformSettings, pricing?: Partial<PricingSettings>, limits?: LimitSettings) {
     super();
@@ -68,6 +75,8 @@ export class Platform extends EventEmitter<PlatformEvents> implements World {
       this.settings.start === null ? null : this.settings.start,
       (timer) => this.fire(tenantId, timer),
       () => this.settle(),
+      // An advance brings the tenant's remaining timers closer in real time.
+      () => this.#wakeLater(tenantId),
     );
     const reference = this.tenants.get(this.defaultTenantId);
     if (reference) clock.set(reference.clock.nowMs());
@@ -126,16 +135,28 @@ export class Platform extends EventEmitter<PlatformEvents> implements World {
     return log.slice(Math.max(0, log.length - this.settings.eventLogSize));
   }
 
-  /** Schedules a timer on a tenant's clock (and wakes a real-time clock for kinds that ask). */
+  /** Schedules a timer on a tenant's clock; a clock that follows real time is woken when it falls due. */
   schedule(tenant: TenantState, at: number, kind: string, id: string): void {
     tenant.clock.schedule({ at, kind, id });
-    const wait = at - tenant.clock.nowMs();
-    if (this.#timers[kind]?.wake === true && tenant.clock.realTime && wait > 0) {
-      // A clock that follows real time has no one to advance it: wake it up when the timer is due.
-      const tenantId = tenant.id;
-      const handle = realSetTimeout(() => this.tenants.get(tenantId)?.clock.runDue(), Math.min(wait, 2_147_000_000)) as unknown as { unref?: () => void };
-      handle.unref?.();
-    }
+    if (tenant.clock.realTime) this.#alarm.note(tenant.id, Date.now() + Math.max(0, at - tenant.clock.nowMs()));
+  }
+
+  /** When, in real time, the next timer of a tenant falls due (`null`: none waiting). */
+  #realDue(tenant: TenantState): number | null {
+    const next = tenant.clock.nextDueMs();
+    return next === null ? null : Date.now() + Math.max(0, next - tenant.clock.nowMs());
+  }
+
+  #wakeLater(tenantId: string): void {
+    const tenant = this.tenants.get(tenantId);
+    if (!tenant?.clock.realTime) return;
+    const at = this.#realDue(tenant);
+    if (at !== null) this.#alarm.note(tenantId, at);
+  }
+
+  /** How many real-time tenants have a timer waiting for the alarm (diagnostics and tests). */
+  get tenantsAwaitingAlarm(): number {
+    return this.#alarm.size;
   }
 
   /** Re-creates every timer of a tenant from its records (restore), every kind included. */

@@ -30,8 +30,6 @@ export interface TimerDef<R extends { id: string } = { id: string }> {
   due(record: R): number | null;
   /** What falling due does (called only when `due(record)` is the timer's instant). */
   fire(scope: Scope, record: R): void;
-  /** Wake a clock that follows real time when due (no one advances it); default: fire on the next request. */
-  wake?: boolean;
 }
 
 /** Timer kinds and their rows. */

@@ -156,8 +156,6 @@ export class WebhookService {
       load: (tenant) => (tenant.extensions['webhooks'] === undefined ? undefined : this.store(tenant).deliveries),
       due: (d) => (d.status === 'pending' ? d.nextAttemptAt : null),
       fire: ({ tenant }, d) => this.#platform.waitUntil(this.#attempt(tenant.id, d.id)),
-      // A clock that follows real time has no one to advance it: retries wake it up.
-      wake: true,
     }),
   };
 
