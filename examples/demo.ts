@@ -27,7 +27,7 @@ const endpoint = await client.webhookEndpoints.create({ url: RECEIVER_URL, event
 let verified = 0;
 sandbox.webhooks.listen(RECEIVER_URL, async (request) => {
   try {
-    const event = await constructEvent(request, endpoint.secret, { now: sandbox.clock.now() });
+    const event = await constructEvent(request, endpoint.secret);
     verified += 1;
     const object = event.data.object as { status?: string; kyc_status?: string };
     line(`  webhook ✓ ${event.type}`, `signature verified, object now ${object.status ?? object.kyc_status ?? ''}`);

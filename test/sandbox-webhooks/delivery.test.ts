@@ -63,8 +63,10 @@ describe('delivery to an in-process receiver', () => {
     expect(request.headers.get('user-agent')).toMatch(/pix-usdt-sandbox/);
     const signature = request.headers.get('x-service-signature') as string;
     expect(signature).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
-    const t = await verifySignature(body, signature, endpoint.secret, { now: sandbox.clock.now() });
-    expect(t).toBe(Math.floor(Date.parse(event.created_at) / 1000));
+    // Signed with the real time of sending (the sandbox clock is frozen in 2026-01): it verifies at the defaults.
+    const t = await verifySignature(body, signature, endpoint.secret);
+    expect(Math.abs(t - Date.now() / 1000)).toBeLessThan(60);
+    expect(t).not.toBe(Math.floor(Date.parse(event.created_at) / 1000));
   });
 
   it('does not deliver to disabled or deleted endpoints, nor events of kinds not subscribed', async () => {

@@ -65,7 +65,7 @@ describe('the injectable transport', () => {
     await sandbox.webhooks.flush();
     expect(sent).toHaveLength(1);
     expect(sent[0]?.url).toBe(RECEIVER);
-    const event = await constructEvent(sent[0]?.body as string, sent[0]?.headers as Record<string, string>, endpoint.secret, { now: sandbox.clock.now() });
+    const event = await constructEvent(sent[0]?.body as string, sent[0]?.headers as Record<string, string>, endpoint.secret);
     expect(event.type).toBe('user.kyc_approved');
     const [d] = (await client.webhookEndpoints.listDeliveries(endpoint.id)).data;
     expect(d).toMatchObject({ status: 'pending', response_status: null });

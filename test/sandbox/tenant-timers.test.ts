@@ -50,7 +50,7 @@ async function tenantWithQuote(fetch: Fetch, controlKey: string, n: number): Pro
 describe('timers of every tenant (real-time clocks)', () => {
   it('fire on time in tenants created over HTTP, with no request to them', async () => {
     const sandbox = sandboxOf({ seed: 'tenant-timers', quoteTtlSeconds: 0.3 });
-    const tenants = [];
+    const tenants: Array<{ tenantId: string; quoteId: string }> = [];
     for (let n = 1; n <= 3; n++) tenants.push(await tenantWithQuote(sandbox.fetch, sandbox.apiKey, n));
     // No request reaches any tenant from here on: only the alarm can expire the quotes.
     await vi.waitFor(

@@ -72,6 +72,7 @@ export class WebhookService {
   readonly #shuffleSeed: string | null;
   readonly #schedule: readonly number[];
   readonly #headerNames: { signature: string; eventId: string };
+  readonly #signingClock: () => number;
   #batch: Array<[tenantId: string, deliveryId: string]> = [];
   #batchScheduled = false;
   #batches = 0;
@@ -86,6 +87,7 @@ export class WebhookService {
     const schedule = options.retryScheduleSeconds ?? RETRY_SCHEDULE_SECONDS;
     if (!schedule.every((s) => Number.isFinite(s) && s >= 0)) throw new RangeError('retryScheduleSeconds must be non-negative numbers.');
     this.#schedule = [...schedule];
+    this.#signingClock = options.signingClock ?? (() => Date.now());
     this.#headerNames = { signature: options.signatureHeader ?? SIGNATURE_HEADER, eventId: options.eventIdHeader ?? EVENT_ID_HEADER };
     platform.on('event', (event, tenantId) => this.#onEvent(event, tenantId));
   }
@@ -159,9 +161,9 @@ export class WebhookService {
     }),
   };
 
-  async #send(request: WebhookRequest, now: number, tenantId: string): Promise<WebhookResponse> {
+  async #send(request: WebhookRequest, signedAt: number, tenantId: string): Promise<WebhookResponse> {
     if (this.#transport) return this.#transport(request);
-    return this.receivers.send(request, { now: new Date(now), tenantId });
+    return this.receivers.send(request, { now: new Date(signedAt), tenantId });
   }
 
   async #attempt(tenantId: string, deliveryId: string): Promise<void> {
@@ -183,7 +185,9 @@ export class WebhookService {
     }
     this.#inFlight.add(deliveryId);
     try {
-      const signature = await signPayload(delivery.payload, signingSecrets(endpoint, at), { timestamp: Math.floor(at / 1000) });
+      // The virtual clock decides when a delivery is due; the signature carries the time of sending.
+      const signedAt = this.#signingClock();
+      const signature = await signPayload(delivery.payload, signingSecrets(endpoint, at), { timestamp: Math.floor(signedAt / 1000) });
       const request: WebhookRequest = {
         url: endpoint.url,
         headers: {
@@ -198,7 +202,7 @@ export class WebhookService {
       let status: number | null = null;
       let error: string | null = null;
       try {
-        const response = await this.#send(request, at, tenantId);
+        const response = await this.#send(request, signedAt, tenantId);
         status = response.status;
         if (status < 200 || status > 299) error = truncate(`The receiver answered ${status}${response.body ? `: ${response.body}` : ''}`);
       } catch (cause) {
@@ -227,7 +231,7 @@ export class WebhookService {
         this.#record(tenantId, delivery, endpoint, request, status as number, at, false);
         if (this.#duplicates) {
           // At-least-once on purpose: the same request (same event id, same signature) again.
-          const copy = await this.#send(request, at, tenantId).catch(() => null);
+          const copy = await this.#send(request, signedAt, tenantId).catch(() => null);
           if (copy && copy.status >= 200 && copy.status <= 299) this.#record(tenantId, delivery, endpoint, request, copy.status, at, true);
         }
       }

@@ -75,7 +75,10 @@ export type WebhookTransport = (request: WebhookRequest) => Promise<WebhookRespo
 
 /** What an in-process receiver gets besides the request. */
 export interface ReceiverContext {
-  /** The virtual time of the attempt (the signed `t`): pass it as `now` to `constructEvent`. */
+  /**
+   * The instant the request was signed (its `t`): the real time of sending, or the
+   * `signingClock` option's. Pass it as `now` to `constructEvent`, or leave `now` at its default.
+   */
   now: Date;
   /** The tenant that owns the endpoint. */
   tenantId: string;
@@ -105,6 +108,13 @@ export interface WebhookDeliveryOptions {
   signatureHeader?: string;
   /** Name of the event id header (default `X-Service-Event-Id`). */
   eventIdHeader?: string;
+  /**
+   * The clock that stamps signatures (`t` of the signature header), in ms since the epoch.
+   * Default: the real time of sending (`Date.now()`), whatever the sandbox clock says, so that a
+   * receiver verifies at its default tolerance; the virtual clock only decides when a delivery is
+   * due and stamps the event's `created_at`. Give a fixed clock for byte-identical snapshots.
+   */
+  signingClock?: () => number;
 }
 
 /** Retry waits after each failed attempt, in seconds: 30 s, 2 min, 10 min, 1 h, 6 h, 24 h; then failed. */
