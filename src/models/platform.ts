@@ -4,7 +4,7 @@
  */
 import * as z from 'zod/mini';
 import { lazy } from './lazy.js';
-import { ListParams, NullableString, OptionalTimestamp, Timestamp, openEnum } from './common.js';
+import { Decimal, ListParams, NullableString, OptionalTimestamp, Timestamp, openEnum } from './common.js';
 
 /**
  * What an API key looks like: `sk_test_` (sandbox) or `sk_live_` (production) and 32 letters
@@ -211,6 +211,64 @@ export const AdvanceClockBody = /* @__PURE__ */ lazy(() =>
   z.strictObject({ seconds: z.number().check(z.gte(0), z.lte(31_536_000)) }));
 /** Sandbox extension: body of `POST /v1/test_helpers/clock/advance`. */
 export type AdvanceClockBody = z.infer<typeof AdvanceClockBody>;
+
+/** Sandbox extension: the price feed (`GET` and `POST /v1/test_helpers/price`). */
+export const PriceFeed = /* @__PURE__ */ lazy(() =>
+  z.looseObject({ mid_rate: z.string(), spread_bps: z.number(), withdrawal_fee_usdt: z.string(), available: z.boolean() }));
+/** Sandbox extension: the price feed every quote and liquidation reads. */
+export type PriceFeed = z.infer<typeof PriceFeed>;
+
+/** Sandbox extension: body of `POST /v1/test_helpers/price` (the fields given change; the rest stay). */
+export const SetPriceBody = /* @__PURE__ */ lazy(() =>
+  z.strictObject({
+    /** BRL per USDT, a positive decimal string. */
+    mid_rate: z.optional(Decimal),
+    spread_bps: z.optional(z.int().check(z.gte(0), z.lte(9_999))),
+    withdrawal_fee_usdt: z.optional(Decimal),
+    /** `false`: quotes and liquidations answer 503 `price_feed_unavailable`. */
+    available: z.optional(z.boolean()),
+  }));
+/** Sandbox extension: body of `POST /v1/test_helpers/price`. */
+export type SetPriceBody = z.infer<typeof SetPriceBody>;
+
+/** A daily and a monthly BRL limit, as decimal strings. */
+const LimitPairOut = /* @__PURE__ */ lazy(() =>
+  z.looseObject({ daily: z.string(), monthly: z.string() }));
+const LimitPairIn = /* @__PURE__ */ lazy(() =>
+  z.strictObject({ daily: z.optional(Decimal), monthly: z.optional(Decimal) }));
+
+/** Sandbox extension: the volume limits in BRL (`GET` and `POST /v1/test_helpers/limits`). */
+export const SandboxLimits = /* @__PURE__ */ lazy(() =>
+  z.looseObject({ platform: LimitPairOut, platform_scope: z.string(), partner: LimitPairOut, user: LimitPairOut }));
+/** Sandbox extension: the volume limits in BRL. */
+export type SandboxLimits = z.infer<typeof SandboxLimits>;
+
+/** Sandbox extension: body of `POST /v1/test_helpers/limits` (the fields given change; the rest stay). */
+export const SetLimitsBody = /* @__PURE__ */ lazy(() =>
+  z.strictObject({
+    platform: z.optional(LimitPairIn),
+    /** `tenant`: each tenant is its own platform; `shared`: one platform usage for every tenant. */
+    platform_scope: z.optional(z.enum(['tenant', 'shared'])),
+    partner: z.optional(LimitPairIn),
+    user: z.optional(LimitPairIn),
+  }));
+/** Sandbox extension: body of `POST /v1/test_helpers/limits`. */
+export type SetLimitsBody = z.infer<typeof SetLimitsBody>;
+
+/** Sandbox extension: timing settings (`GET` and `POST /v1/test_helpers/settings`), in seconds. */
+export const SandboxSettings = /* @__PURE__ */ lazy(() =>
+  z.looseObject({ quote_ttl_seconds: z.number(), deposit_window_seconds: z.number(), settlement_delay_seconds: z.number() }));
+/** Sandbox extension: timing settings, in seconds. */
+export type SandboxSettings = z.infer<typeof SandboxSettings>;
+
+const Seconds = /* @__PURE__ */ lazy(() =>
+  z.int().check(z.gte(1), z.lte(31_536_000)));
+
+/** Sandbox extension: body of `POST /v1/test_helpers/settings` (applies to quotes and conversions created afterwards). */
+export const SetSettingsBody = /* @__PURE__ */ lazy(() =>
+  z.strictObject({ quote_ttl_seconds: z.optional(Seconds), deposit_window_seconds: z.optional(Seconds), settlement_delay_seconds: z.optional(Seconds) }));
+/** Sandbox extension: body of `POST /v1/test_helpers/settings`. */
+export type SetSettingsBody = z.infer<typeof SetSettingsBody>;
 
 /** Query of `GET /v1/api-keys` and `GET /v1/webhook_endpoints`. */
 export const PlainListParams = ListParams;

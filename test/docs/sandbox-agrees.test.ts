@@ -131,6 +131,8 @@ describe('the sandbox answers what docs/openapi.json says', () => {
     await call('GET', '/v1/test_helpers/faults');
     await call('DELETE', `/v1/test_helpers/faults/${plan['id']}`);
     await call('DELETE', '/v1/test_helpers/faults');
+    // The sandbox-wide controls: set each to what it already is, so the run goes on unchanged.
+    for (const path of ['price', 'limits', 'settings']) await call('POST', `/v1/test_helpers/${path}`, await call('GET', `/v1/test_helpers/${path}`));
 
     // Limit upgrades are not enabled yet: the documented 422 is what comes back.
     const refused = await sandbox.fetch(`${userPath}/limit-upgrade-requests`, {

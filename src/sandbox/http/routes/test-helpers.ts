@@ -11,8 +11,12 @@ import {
   FailConversionBody,
   ForceKycBody,
   SimulateDepositBody,
+  SetLimitsBody,
+  SetPriceBody,
+  SetSettingsBody,
   SimulatePaymentBody,
 } from '../../../models/index.js';
+import type { Platform } from '../../core/platform.js';
 import type { Scope } from '../../core/world.js';
 import { ApiError, invalid } from '../../core/errors.js';
 import type { ConversionTrigger } from '../../core/machines.js';
@@ -71,6 +75,7 @@ function failWith(trigger: ConversionTrigger, fixed?: FailureReason) {
 }
 
 const helper = { capability: 'sandbox:control', sandboxOnly: true, params: IdParams } as const;
+const control = { capability: 'sandbox:control', sandboxOnly: true } as const;
 
 /** Test-helper routes. */
 export const TEST_HELPER_ROUTES: RouteDef[] = [
@@ -148,4 +153,79 @@ export const TEST_HELPER_ROUTES: RouteDef[] = [
       return ok({ now: now.toISOString() });
     },
   }),
+  // Sandbox-wide controls (decisions.md, "The sandbox as a service"): the price feed, limits and timings.
+  define({ ...control, method: 'GET', path: `${BASE}/price`, handler: ({ world }) => ok(priceOut(world)) }),
+  define({
+    ...control,
+    method: 'POST',
+    path: `${BASE}/price`,
+    idempotency: 'optional',
+    body: SetPriceBody,
+    handler({ world, body }) {
+      if (body.mid_rate !== undefined && Number(body.mid_rate) <= 0) throw invalid('mid_rate', 'Must be greater than 0');
+      world.pricing = {
+        midRate: body.mid_rate ?? world.pricing.midRate,
+        spreadBps: body.spread_bps ?? world.pricing.spreadBps,
+        withdrawalFeeUsdt: body.withdrawal_fee_usdt ?? world.pricing.withdrawalFeeUsdt,
+        available: body.available ?? world.pricing.available,
+      };
+      return ok(priceOut(world));
+    },
+  }),
+  define({ ...control, method: 'GET', path: `${BASE}/limits`, handler: ({ world }) => ok(limitsOut(world)) }),
+  define({
+    ...control,
+    method: 'POST',
+    path: `${BASE}/limits`,
+    idempotency: 'optional',
+    body: SetLimitsBody,
+    handler({ world, body }) {
+      const now = world.limits;
+      world.limits = {
+        platform: { ...now.platform, ...definedOnly(body.platform) },
+        platformScope: body.platform_scope ?? now.platformScope ?? 'tenant',
+        partner: { ...now.partner, ...definedOnly(body.partner) },
+        user: { ...now.user, ...definedOnly(body.user) },
+      };
+      return ok(limitsOut(world));
+    },
+  }),
+  define({ ...control, method: 'GET', path: `${BASE}/settings`, handler: ({ world }) => ok(settingsOut(world)) }),
+  define({
+    ...control,
+    method: 'POST',
+    path: `${BASE}/settings`,
+    idempotency: 'optional',
+    body: SetSettingsBody,
+    handler({ world, body }) {
+      const settings = world.settings;
+      if (body.quote_ttl_seconds !== undefined) settings.quoteTtlMs = body.quote_ttl_seconds * 1000;
+      if (body.deposit_window_seconds !== undefined) {
+        settings.depositWindowMs = body.deposit_window_seconds * 1000;
+        settings.transactionWindowMs = body.deposit_window_seconds * 1000;
+      }
+      if (body.settlement_delay_seconds !== undefined) settings.settlementDelayMs = body.settlement_delay_seconds * 1000;
+      return ok(settingsOut(world));
+    },
+  }),
 ];
+
+function priceOut(world: Platform): Record<string, unknown> {
+  const p = world.pricing;
+  return { mid_rate: p.midRate, spread_bps: p.spreadBps, withdrawal_fee_usdt: p.withdrawalFeeUsdt, available: p.available };
+}
+
+function limitsOut(world: Platform): Record<string, unknown> {
+  const l = world.limits;
+  return { platform: { ...l.platform }, platform_scope: l.platformScope ?? 'tenant', partner: { ...l.partner }, user: { ...l.user } };
+}
+
+function settingsOut(world: Platform): Record<string, unknown> {
+  const s = world.settings;
+  return { quote_ttl_seconds: s.quoteTtlMs / 1000, deposit_window_seconds: s.depositWindowMs / 1000, settlement_delay_seconds: s.settlementDelayMs / 1000 };
+}
+
+/** The fields of a partial body that were given (zod leaves absent optional keys out; be sure). */
+function definedOnly<T extends object>(value: T | undefined): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(value ?? {}).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
+}
