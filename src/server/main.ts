@@ -11,6 +11,7 @@ import type { ServeOptions } from './commands/serve.js';
 import { CorsPolicy } from './cors.js';
 import { type DataStore, openDataStore } from './persistence.js';
 import { LOG_STREAM_PATH, RequestLog } from './request-log.js';
+import type { SandboxSettingFlags } from './settings.js';
 import { type TlsMaterial, generateSelfSigned, readTlsFiles } from './tls.js';
 import { createHttpsTransport } from './transport.js';
 
@@ -51,6 +52,8 @@ export const DEFAULT_TIMEOUTS: ServerTimeouts = { headersMs: 10_000, requestMs: 
 export interface ServerOptions extends ServeOptions {
   /** Overrides of {@link DEFAULT_TIMEOUTS} (tests use small values). */
   timeouts?: Partial<ServerTimeouts>;
+  /** The price feed, limits and timings of `--price`, `--quote-ttl`, `--limit`... (./settings.ts). */
+  settings?: SandboxSettingFlags;
 }
 
 /** How the URL shows a host: IPv6 in brackets; an unspecified address as the loopback name. */
@@ -83,7 +86,10 @@ export async function startServer(options: ServerOptions, log: (line: string) =>
     }),
   };
   if (options.seed !== undefined) sandboxOptions.seed = options.seed;
-  if (options.sharedPlatformLimits === true) sandboxOptions.limits = { platformScope: 'shared' };
+  const { limits: limitFlags, ...settings } = options.settings ?? {};
+  Object.assign(sandboxOptions, settings);
+  if (limitFlags !== undefined) sandboxOptions.limits = limitFlags;
+  if (options.sharedPlatformLimits === true) sandboxOptions.limits = { ...sandboxOptions.limits, platformScope: 'shared' };
   const tls = await tlsMaterial(options);
   // Without --data nothing touches the disk.
   const store: DataStore | null = options.data === undefined ? null : openDataStore(options.data, sandboxOptions, { onError: (error) => log(`pix-usdt-sandbox: cannot write ${options.data}: ${(error as Error).message}`) });
