@@ -11,7 +11,6 @@ import type { ServeOptions } from './commands/serve.js';
 import { CorsPolicy } from './cors.js';
 import { type DataStore, openDataStore } from './persistence.js';
 import { LOG_STREAM_PATH, RequestLog } from './request-log.js';
-import type { SandboxSettingFlags } from './settings.js';
 import { type TlsMaterial, generateSelfSigned, readTlsFiles } from './tls.js';
 import { createHttpsTransport } from './transport.js';
 
@@ -52,8 +51,6 @@ export const DEFAULT_TIMEOUTS: ServerTimeouts = { headersMs: 10_000, requestMs: 
 export interface ServerOptions extends ServeOptions {
   /** Overrides of {@link DEFAULT_TIMEOUTS} (tests use small values). */
   timeouts?: Partial<ServerTimeouts>;
-  /** The price feed, limits and timings of `--price`, `--quote-ttl`, `--limit`... (./settings.ts). */
-  settings?: SandboxSettingFlags;
 }
 
 /** How the URL shows a host: IPv6 in brackets; an unspecified address as the loopback name. */

@@ -6,7 +6,6 @@
  * @module
  */
 import type { SandboxOptions } from '../sandbox/index.js';
-import { UsageError } from './args.js';
 
 /** What the flags set, as `createSandbox` options. */
 export type SandboxSettingFlags = Pick<SandboxOptions, 'pricing' | 'limits' | 'quoteTtlSeconds' | 'depositWindowSeconds' | 'settlementDelaySeconds'>;
@@ -28,26 +27,26 @@ const PERIODS = ['daily', 'monthly'] as const;
 
 function decimal(flag: string, raw: string, positive: boolean): string {
   if (!DECIMAL.test(raw) || (positive && Number(raw) <= 0)) {
-    throw new UsageError(`${flag} must be a ${positive ? 'positive' : 'non-negative'} decimal such as 5.40, got ${JSON.stringify(raw)}.`);
+    throw new RangeError(`${flag} must be a ${positive ? 'positive' : 'non-negative'} decimal such as 5.40, got ${JSON.stringify(raw)}.`);
   }
   return raw;
 }
 
 function seconds(flag: string, raw: string): number {
   if (!/^\d{1,8}$/.test(raw) || Number(raw) < 1 || Number(raw) > 31_536_000) {
-    throw new UsageError(`${flag} must be a whole number of seconds from 1 to 31536000, got ${JSON.stringify(raw)}.`);
+    throw new RangeError(`${flag} must be a whole number of seconds from 1 to 31536000, got ${JSON.stringify(raw)}.`);
   }
   return Number(raw);
 }
 
-/** Parses the flags; throws {@link UsageError} on any mistake. Absent flags leave the defaults. */
+/** Parses the flags; throws a `RangeError` naming the flag on any mistake (the CLI shows it as a usage error). Absent flags leave the defaults. */
 export function parseSettingFlags(raw: RawSettingFlags): SandboxSettingFlags {
   const out: SandboxSettingFlags = {};
   const pricing: NonNullable<SandboxOptions['pricing']> = {};
   if (raw.price !== undefined) pricing.midRate = decimal('--price', raw.price, true);
   if (raw.withdrawalFee !== undefined) pricing.withdrawalFeeUsdt = decimal('--withdrawal-fee', raw.withdrawalFee, false);
   if (raw.spreadBps !== undefined) {
-    if (!/^\d{1,4}$/.test(raw.spreadBps)) throw new UsageError(`--spread-bps must be an integer from 0 to 9999, got ${JSON.stringify(raw.spreadBps)}.`);
+    if (!/^\d{1,4}$/.test(raw.spreadBps)) throw new RangeError(`--spread-bps must be an integer from 0 to 9999, got ${JSON.stringify(raw.spreadBps)}.`);
     pricing.spreadBps = Number(raw.spreadBps);
   }
   if (Object.keys(pricing).length > 0) out.pricing = pricing;
@@ -60,7 +59,7 @@ export function parseSettingFlags(raw: RawSettingFlags): SandboxSettingFlags {
     const level = match?.[1] as (typeof LEVELS)[number] | undefined;
     const period = match?.[2] as (typeof PERIODS)[number] | undefined;
     if (match === null || !LEVELS.includes(level as never) || !PERIODS.includes(period as never)) {
-      throw new UsageError(`--limit takes LEVEL.PERIOD=BRL with LEVEL platform, partner or user and PERIOD daily or monthly (e.g. user.daily=1000.00), got ${JSON.stringify(entry)}.`);
+      throw new RangeError(`--limit takes LEVEL.PERIOD=BRL with LEVEL platform, partner or user and PERIOD daily or monthly (e.g. user.daily=1000.00), got ${JSON.stringify(entry)}.`);
     }
     (limits[level as string] ??= {})[period as string] = decimal(`--limit ${level as string}.${period as string}`, match[3] as string, false);
   }

@@ -5,6 +5,7 @@
 import { type Command, Option } from 'commander';
 import { parseCorsOrigin } from '../cors.js';
 import { parseAllowEntry } from '../destinations.js';
+import { type SandboxSettingFlags, SETTING_FLAGS, parseSettingFlags } from '../settings.js';
 import { DEFAULT_HOST, DEFAULT_PORT, UsageError, isLoopback, parseHost, parsePort, parseSeed } from '../usage.js';
 import type { CommandSpec } from './spec.js';
 
@@ -26,6 +27,8 @@ export interface ServeOptions {
   sharedPlatformLimits?: boolean;
   /** `--data DIR`: keep the whole state in this folder across restarts (default: memory only; src/server/persistence.ts). */
   data?: string | undefined;
+  /** The price feed, limits and timings of `--price`, `--quote-ttl`, `--limit`... (../settings.ts). */
+  settings?: SandboxSettingFlags;
 }
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
@@ -39,6 +42,22 @@ function parseAllow(entries: string[]): string[] {
     }
   }
   return entries;
+}
+
+function settingFlags(values: Record<string, unknown>): SandboxSettingFlags {
+  try {
+    return parseSettingFlags({
+      price: values['price'] as string | undefined,
+      spreadBps: values['spreadBps'] as string | undefined,
+      withdrawalFee: values['withdrawalFee'] as string | undefined,
+      quoteTtl: values['quoteTtl'] as string | undefined,
+      depositWindow: values['depositWindow'] as string | undefined,
+      settlementDelay: values['settlementDelay'] as string | undefined,
+      limit: values['limit'] as string[] | undefined,
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
 }
 
 function parseCors(origins: string[]): string[] {
@@ -59,7 +78,7 @@ function parseData(raw: string | undefined): string | undefined {
 
 export const serve: CommandSpec<'serve', ServeOptions> = {
   kind: 'serve',
-  synopsis: 'serve [--port N] [--host HOST] [--https [--cert FILE --key FILE]] [--seed N] [--environment ENV] [--insecure-webhooks] [--webhook-allow CIDR|HOST] [--cors-origin ORIGIN] [--shared-platform-limits] [--data DIR]',
+  synopsis: 'serve [--port N] [--host HOST] [--https [--cert FILE --key FILE]] [--seed N] [--environment ENV] [--insecure-webhooks] [--webhook-allow CIDR|HOST] [--cors-origin ORIGIN] [--shared-platform-limits] [--data DIR] [--price BRL] [--quote-ttl S] [--deposit-window S] [--settlement-delay S] [--limit LEVEL.PERIOD=BRL]',
   define(program: Command): Command {
     return program
       .command('serve')
@@ -84,7 +103,14 @@ It also stops when its parent process exits, or when its stdin is a pipe that cl
       .option('--shared-platform-limits', "count every tenant's volume against one platform limit (default: each tenant is its own platform, so parallel suites never limit each other)")
       .option('--cors-origin <ORIGIN>', 'let pages of this origin call the server from a browser (repeatable; * for any). Origins on loopback hosts are always allowed', collect, [])
       .option('--webhook-allow <CIDR|HOST>', 'let deliveries reach this private, link-local or other internal range, address or host name (repeatable); they are refused otherwise', collect, [])
-      .option('--data <DIR>', 'keep the whole state (tenants, keys, records, clocks, idempotency records, pending deliveries) in DIR across restarts, kill -9 included; created when missing. Without it nothing touches the disk');
+      .option('--data <DIR>', 'keep the whole state (tenants, keys, records, clocks, idempotency records, pending deliveries) in DIR across restarts, kill -9 included; created when missing. Without it nothing touches the disk')
+      .option(SETTING_FLAGS[0][0], SETTING_FLAGS[0][1])
+      .option(SETTING_FLAGS[1][0], SETTING_FLAGS[1][1])
+      .option(SETTING_FLAGS[2][0], SETTING_FLAGS[2][1])
+      .option(SETTING_FLAGS[3][0], SETTING_FLAGS[3][1])
+      .option(SETTING_FLAGS[4][0], SETTING_FLAGS[4][1])
+      .option(SETTING_FLAGS[5][0], SETTING_FLAGS[5][1])
+      .option(SETTING_FLAGS[6][0], SETTING_FLAGS[6][1], collect, []);
   },
   parse(values) {
     const environment = (values['environment'] as string | undefined) ?? 'sandbox';
@@ -100,6 +126,7 @@ It also stops when its parent process exits, or when its stdin is a pipe that cl
     if (!https && !isLoopback(host)) {
       throw new UsageError(`Plain HTTP is served on loopback hosts only (127.0.0.1, ::1, localhost); add --https to listen on ${host}.`);
     }
+    const settings = settingFlags(values);
     return {
       port: parsePort(values['port'] as string | undefined),
       host,
@@ -113,6 +140,7 @@ It also stops when its parent process exits, or when its stdin is a pipe that cl
       corsOrigins: parseCors(values['corsOrigin'] as string[]),
       sharedPlatformLimits: values['sharedPlatformLimits'] === true,
       data: parseData(values['data'] as string | undefined),
+      ...(Object.keys(settings).length > 0 ? { settings } : {}),
     };
   },
 };

@@ -1,0 +1,77 @@
+/**
+ * Issue 13: `serve` flags for the price feed, limits and timings, read back over HTTP from the
+ * spawned server; a bad value is a usage error (exit code 2) that names the flag.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { parseSettingFlags } from '../../src/server/settings.js';
+import { exitCode, run, serve, stopAll } from './helpers.js';
+
+afterEach(() => stopAll());
+
+async function get(url: string, key: string, path: string): Promise<unknown> {
+  const response = await fetch(`${url}${path}`, { headers: { authorization: `Bearer ${key}` } });
+  expect(response.status).toBe(200);
+  return response.json();
+}
+
+describe('serve --price --quote-ttl --limit ...', () => {
+  it('starts the sandbox with them; the test helper routes read them back', async () => {
+    const { ready } = await serve([
+      '--price',
+      '6.10',
+      '--spread-bps',
+      '0',
+      '--withdrawal-fee',
+      '0.50',
+      '--quote-ttl',
+      '30',
+      '--deposit-window',
+      '120',
+      '--settlement-delay',
+      '5',
+      '--limit',
+      'user.daily=100.00',
+      '--limit',
+      'partner.monthly=900000.00',
+    ]);
+    expect(await get(ready.url, ready.api_key, '/v1/test_helpers/price')).toEqual({ mid_rate: '6.10', spread_bps: 0, withdrawal_fee_usdt: '0.50', available: true });
+    expect(await get(ready.url, ready.api_key, '/v1/test_helpers/settings')).toEqual({ quote_ttl_seconds: 30, deposit_window_seconds: 120, settlement_delay_seconds: 5 });
+    expect(await get(ready.url, ready.api_key, '/v1/test_helpers/limits')).toMatchObject({
+      user: { daily: '100.00', monthly: '200000.00' },
+      partner: { daily: '5000000.00', monthly: '900000.00' },
+      platform_scope: 'tenant',
+    });
+  });
+
+  it('a bad value exits with code 2 and names the flag', async () => {
+    for (const [flag, value] of [
+      ['--price', '5,40'],
+      ['--quote-ttl', '0'],
+      ['--limit', 'user.weekly=1.00'],
+      ['--spread-bps', '10000'],
+    ] as const) {
+      const child = run(['serve', '--port', '0', flag, value]);
+      expect(await exitCode(child)).toBe(2);
+      expect(child.stderr()).toContain(flag);
+    }
+  });
+});
+
+describe('parseSettingFlags', () => {
+  it('leaves absent flags out, so the defaults stay', () => {
+    expect(parseSettingFlags({})).toEqual({});
+    expect(parseSettingFlags({ quoteTtl: '30', limit: ['user.daily=1.00', 'user.monthly=2.00'] })).toEqual({
+      quoteTtlSeconds: 30,
+      limits: { user: { daily: '1.00', monthly: '2.00' } },
+    });
+  });
+
+  it('refuses floats in disguise, zero rates and unknown levels', () => {
+    expect(() => parseSettingFlags({ price: '0' })).toThrow(/--price/);
+    expect(() => parseSettingFlags({ price: '1e3' })).toThrow(/--price/);
+    expect(() => parseSettingFlags({ withdrawalFee: '-1' })).toThrow(/--withdrawal-fee/);
+    expect(() => parseSettingFlags({ settlementDelay: '1.5' })).toThrow(/--settlement-delay/);
+    expect(() => parseSettingFlags({ limit: ['tenant.daily=1.00'] })).toThrow(/--limit/);
+    expect(() => parseSettingFlags({ limit: ['user.daily=abc'] })).toThrow(/--limit user.daily/);
+  });
+});
