@@ -3,6 +3,7 @@
  * created over HTTP (`POST /v1/test_helpers/tenants`), through one real timer (core/alarm.ts).
  */
 import { describe, expect, it, vi } from 'vitest';
+import { loadSnapshot, takeSnapshot } from '../../src/sandbox/core/snapshot.js';
 import { build } from '../../src/sandbox/sandbox.js';
 import { cpf } from '../support/fixtures.js';
 
@@ -71,6 +72,15 @@ describe('timers of every tenant (real-time clocks)', () => {
       timeout: 10_000,
       interval: 50,
     });
+  });
+
+  it('a restored tenant is woken too: its timers fire with no request', async () => {
+    const source = sandboxOf({ seed: 'restore-source', quoteTtlSeconds: 0.5 });
+    const { tenantId, quoteId } = await tenantWithQuote(source.fetch, source.apiKey, 8);
+    const target = sandboxOf({ seed: 'restore-target', quoteTtlSeconds: 0.5 });
+    loadSnapshot(target.platform, takeSnapshot(source.platform));
+    expect(target.platform.tenantsAwaitingAlarm).toBeGreaterThan(0);
+    await vi.waitFor(() => expect(target.quoteStatus(tenantId, quoteId)).toBe('expired'), { timeout: 10_000, interval: 50 });
   });
 
   it('idle tenants cost nothing: only the tenants with a timer wait for the alarm', async () => {
