@@ -2,6 +2,9 @@
  * Issue 13: `serve` flags for the price feed, limits and timings, read back over HTTP from the
  * spawned server; a bad value is a usage error (exit code 2) that names the flag.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseSettingFlags } from '../../src/server/settings.js';
 import { exitCode, run, serve, stopAll } from './helpers.js';
@@ -41,6 +44,31 @@ describe('serve --price --quote-ttl --limit ...', () => {
       partner: { daily: '5000000.00', monthly: '900000.00' },
       platform_scope: 'tenant',
     });
+  });
+
+  it('with --data, a restarted server keeps the stored price unless a flag of this start says otherwise', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'pix-usdt-settings-'));
+    try {
+      const data = path.join(dir, 'data');
+      const first = await serve(['--data', data, '--price', '6.00']);
+      const moved = await fetch(`${first.ready.url}/v1/test_helpers/price`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${first.ready.api_key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ spread_bps: 7 }),
+      });
+      expect(moved.status).toBe(200);
+      first.child.process.kill('SIGTERM');
+      expect(await exitCode(first.child)).toBe(0);
+      const kept = await serve(['--data', data]);
+      expect(await get(kept.ready.url, kept.ready.api_key, '/v1/test_helpers/price')).toMatchObject({ mid_rate: '6.00', spread_bps: 7 });
+      kept.child.process.kill('SIGTERM');
+      expect(await exitCode(kept.child)).toBe(0);
+      const flagged = await serve(['--data', data, '--price', '7.00']);
+      expect(await get(flagged.ready.url, flagged.ready.api_key, '/v1/test_helpers/price')).toMatchObject({ mid_rate: '7.00', spread_bps: 7 });
+    } finally {
+      stopAll();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('a bad value exits with code 2 and names the flag', async () => {
