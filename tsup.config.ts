@@ -1,4 +1,5 @@
 import { defineConfig } from 'tsup';
+import { inspectorUiEsbuildPlugin } from './scripts/inspector-ui.js';
 
 const entry = {
   index: 'src/index.ts',
@@ -24,6 +25,8 @@ export default defineConfig([
     external: ['msw', 'zod', 'uuid', 'eventemitter3', 'big.js', 'uqr'],
     splitting: true,
     treeshake: true,
+    // The inspector's browser script (preact + htm), inlined into a chunk only its handler imports.
+    esbuildPlugins: [inspectorUiEsbuildPlugin],
   },
   // The client for Node (the `node` condition of `exports`): one file with its dependencies
   // tree-shaken in, so that `import('pix-usdt')` does not load zod's whole module graph, which
@@ -53,5 +56,6 @@ export default defineConfig([
       options.minify = true;
       options.keepNames = true;
     },
+    esbuildPlugins: [inspectorUiEsbuildPlugin],
   },
 ]);

@@ -1,9 +1,12 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { inspectorUiVitePlugin } from './scripts/inspector-ui.js';
 
 const src = (path: string): string => fileURLToPath(new URL(`./src/${path}`, import.meta.url));
 
 export default defineConfig({
+  // The inspector's browser script, built by esbuild as the package build does.
+  plugins: [inspectorUiVitePlugin],
   resolve: {
     // Examples and tests import the package by name, as partners do; these map to the sources.
     alias: [

@@ -16,9 +16,12 @@ import { type Answer, type Middleware, incomingOf } from './http/call.js';
 import type { SandboxPlugin } from './http/plugin.js';
 import { CORE_ROUTES, type RouteDef } from './http/routes/index.js';
 import { type SandboxFaults, faultsPlugin } from './plugins/faults/index.js';
-import { NETWORK_FAULT_HEADER } from './plugins/faults/marker.js';
-import { type SandboxWebhooks, webhooksPlugin } from './plugins/webhooks/index.js';
+import { NETWORK_FAULT_HEADER, faultPlanOf } from './plugins/faults/marker.js';
+import { type SandboxWebhooks, type WebhookRecords, webhooksPlugin } from './plugins/webhooks/index.js';
 import type { Sandbox, SandboxClientOptions, SandboxEvents, SandboxOptions, SandboxTenant } from './types.js';
+import { INSPECTOR_BASE, inspectorHandler } from './inspector/handler.js';
+import { Inspection, requestOut } from './inspector/inspection.js';
+import type { SandboxInspector } from './inspector/types.js';
 
 export type { TenantChange } from './core/snapshot.js';
 
@@ -56,7 +59,7 @@ function fetchAnswer(answer: Answer): Response {
 export interface Parts {
   platform: Platform;
   app: App;
-  webhooks: SandboxPlugin<SandboxWebhooks>;
+  webhooks: SandboxPlugin<SandboxWebhooks> & { records: WebhookRecords };
   faults: SandboxPlugin<SandboxFaults>;
 }
 
@@ -87,13 +90,33 @@ export function build(options: SandboxOptions): Parts {
   const faults = faultsPlugin(platform.random);
   const plugins = [webhooks, faults];
   for (const plugin of plugins) if (plugin.timers) platform.addTimers(plugin.timers);
-  const app = new App(platform, { routes: [...CORE_ROUTES, ...plugins.flatMap((p) => p.routes)], stages: plugins.flatMap((p) => p.stages ?? []) });
+  const app = new App(platform, { routes: [...CORE_ROUTES, ...plugins.flatMap((p) => p.routes)], stages: plugins.flatMap((p) => p.stages ?? []), faultOf: faultPlanOf });
   return { platform, app, webhooks, faults };
 }
 
 /** Every route of a sandbox, core and plugins (docs and fuzzing read their definitions). */
 export function allRoutes(): readonly RouteDef[] {
   return build({ seed: 'routes' }).app.routes;
+}
+
+/** The inspection API and the console's handler over built parts; actions go through `fetch`. */
+function createInspector(
+  inspection: Inspection,
+  parts: { platform: Platform; requests: App['requests']; webhooks: WebhookRecords; hasRoute: (method: string, path: string) => boolean },
+  fetch: Sandbox['fetch'],
+): SandboxInspector {
+  const handle = inspectorHandler({ ...parts, inspection, fetch });
+  return {
+    basePath: INSPECTOR_BASE,
+    fetch: handle,
+    tenants: () => inspection.tenants(),
+    tenant: (id) => inspection.tenant(id),
+    conversion: (tenantId, id) => inspection.conversion(tenantId, id),
+    requests: (filter) => inspection.requests(filter),
+    search: (query) => inspection.search(query),
+    conversionMachine: () => inspection.conversionMachine(),
+    onRequest: (listener) => parts.requests.subscribe((entry) => listener(requestOut(entry))),
+  };
 }
 
 /** What only a host (the server) hands a sandbox: not part of the public options. */
@@ -112,6 +135,8 @@ export class SandboxImpl implements Sandbox {
   readonly clock: SandboxClock;
   readonly webhooks: SandboxWebhooks;
   readonly faults: SandboxFaults;
+  readonly inspector: SandboxInspector;
+  readonly #inspection: Inspection;
 
   constructor(options: SandboxOptions, hooks: SandboxHooks = {}) {
     const { platform, app, webhooks, faults } = build(options);
@@ -139,6 +164,9 @@ export class SandboxImpl implements Sandbox {
       }
     };
     this.clock = this.clockOf(() => this.#platform.defaultTenantId);
+    const parts = { platform, requests: app.requests, webhooks: webhooks.records, hasRoute: (method: string, path: string) => app.router.match(method, path) !== null };
+    this.#inspection = new Inspection(parts);
+    this.inspector = createInspector(this.#inspection, parts, this.fetch);
   }
 
   #tenant(id: string): TenantState {
@@ -222,6 +250,7 @@ export class SandboxImpl implements Sandbox {
   reset(): void {
     const now = this.#tenant(this.#platform.defaultTenantId).clock.nowMs();
     loadSnapshot(this.#platform, this.#initial, now);
+    this.#inspection.forget();
   }
 
   snapshot(): SandboxSnapshot {
@@ -230,6 +259,7 @@ export class SandboxImpl implements Sandbox {
 
   restore(snapshot: SandboxSnapshot | string): void {
     loadSnapshot(this.#platform, snapshot);
+    this.#inspection.forget();
   }
 
   /** A journal line of the named tenants (live objects: serialize at once); `full`: whole tenants (core/snapshot.ts). */

@@ -9,6 +9,7 @@ import type { SandboxClock } from './core/clock.js';
 import type { SandboxSnapshot } from './core/snapshot.js';
 import type { SandboxEvent } from './core/state.js';
 import type { Middleware } from './http/call.js';
+import type { SandboxInspector } from './inspector/types.js';
 import type { SandboxFaults } from './plugins/faults/index.js';
 import type { SandboxWebhooks, WebhookDeliveryOptions, WebhookTransport } from './plugins/webhooks/index.js';
 
@@ -133,6 +134,11 @@ export interface Sandbox {
   readonly webhooks: SandboxWebhooks;
   /** Deterministic fault injection (also at /v1/test_helpers/faults). */
   readonly faults: SandboxFaults;
+  /**
+   * The inspector: a read-only inspection API of the whole state, and a web console's `fetch`
+   * handler to mount in a dev server (`pix-usdt-sandbox serve` serves it at `/_inspector/`).
+   */
+  readonly inspector: SandboxInspector;
   /** Listens to `event` (every state change, with its tenant id) or `error` (a listener threw). */
   on<K extends keyof SandboxEvents>(event: K, listener: (...args: SandboxEvents[K]) => void): this;
   /** Like {@link Sandbox.on}, for the next emission only. */

@@ -6,6 +6,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { type Sandbox, type SandboxOptions, createSandbox } from '../sandbox/index.js';
+import { INSPECTOR_PATH, isInspectorPath, serveInspector } from './inspector.js';
 import { type RequestLogEntry, createClientErrorHandler, createConnectHandler, createListener } from './adapter.js';
 import type { ServeOptions } from './commands/serve.js';
 import { CorsPolicy } from './cors.js';
@@ -18,6 +19,8 @@ import { createHttpsTransport } from './transport.js';
 export interface RunningServer {
   /** `http://127.0.0.1:4010`, with the real port. */
   url: string;
+  /** The inspector's console: `http://127.0.0.1:4010/_inspector/` (loopback clients only). */
+  inspectorUrl: string;
   sandbox: Sandbox;
   /** The last requests answered, and the live feed of `logs tail`. */
   requests: RequestLog;
@@ -32,6 +35,8 @@ export interface ReadyLine {
   url: string;
   api_key: string;
   tenant_id: string;
+  /** The inspector's console (an added key: the others stay). */
+  inspector_url: string;
 }
 
 /** How long the server waits for a slow client, in ms. */
@@ -134,6 +139,7 @@ export async function startServer(options: ServerOptions, log: (line: string) =>
   };
   const listener: http.RequestListener = (req, res) => {
     if ((req.url ?? '').split('?')[0] === LOG_STREAM_PATH) void requests.stream(req, res, authorize).catch(() => res.destroy());
+    else if (isInspectorPath(req.url)) void serveInspector(sandbox, origin, req, res).catch(() => res.destroy());
     else api(req, res);
   };
   // Bounded waits for slow or stuck clients. Node checks them every `connectionsCheckingInterval`
@@ -166,6 +172,7 @@ export async function startServer(options: ServerOptions, log: (line: string) =>
   origin = `${tls === null ? 'http' : 'https'}://${urlHost(options.host)}:${port}`;
   return {
     url: origin,
+    inspectorUrl: `${origin}${INSPECTOR_PATH}`,
     sandbox,
     requests,
     close() {

@@ -1,6 +1,6 @@
 // The browser bundles partners get: built from the published dist/ files with esbuild, as a
 // bundler would, then measured. Budgets and forbidden content come from issue 6 and DESIGN.md.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { build, type Metafile } from 'esbuild';
 import { describe, expect, it } from 'vitest';
@@ -68,9 +68,26 @@ describe.each(cases)('browser bundle of $name', ({ dist, src, budget, app, onlyS
 
   it('pulls in no source file of the sandbox, the server or msw', async () => {
     const { inputs } = await browserBundle(src);
-    const leaks = inputs.filter((p) => /src\/(sandbox|server)\/|node_modules\/(msw|big\.js)\//.test(p));
+    const leaks = inputs.filter((p) => /src\/(sandbox|server)\/|node_modules\/(msw|big\.js|preact|htm)\//.test(p));
     expect(leaks).toEqual([]);
     if (onlySources !== undefined) expect(inputs.filter((p) => !onlySources.test(p))).toEqual([]);
+  });
+});
+
+// The inspector's console (preact + htm) ships in a chunk of its own that only its handler
+// loads, on first use: never in the client entries, not even in the sandbox entry's own file.
+describe('the inspector console', () => {
+  const MARKER = 'Skip to content';
+  const chunks = (): string[] => readdirSync(new URL('dist/', `file://${root}`)).filter((f) => /^ui-asset-.*\.c?js$/.test(f));
+
+  it('is a chunk of its own, which carries the marker (so its absence elsewhere means something)', () => {
+    expect(chunks().length).toBeGreaterThan(0);
+    for (const chunk of chunks()) expect(readFileSync(new URL(`dist/${chunk}`, `file://${root}`), 'utf8')).toContain(MARKER);
+  });
+
+  it('reaches neither pix-usdt nor pix-usdt/webhooks, and is not inlined into the sandbox entry', async () => {
+    for (const { dist } of cases) expect((await browserBundle(dist)).text.includes(MARKER), dist).toBe(false);
+    for (const file of ['dist/sandbox.js', 'dist/sandbox.cjs']) expect(readFileSync(new URL(file, `file://${root}`), 'utf8').includes(MARKER), file).toBe(false);
   });
 });
 

@@ -9,6 +9,7 @@
 import { createContext, runInContext } from 'node:vm';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
+import { inspectorUiEsbuildPlugin } from '../../scripts/inspector-ui.js';
 
 const ENTRIES = {
   PixUsdtBundle: 'src/index.ts',
@@ -26,6 +27,8 @@ async function bundle(globalName: string, entry: string): Promise<string> {
     platform: 'browser',
     target: 'es2022',
     logLevel: 'silent',
+    // The sandbox's inspector script is built by the package build (scripts/inspector-ui.ts).
+    plugins: [inspectorUiEsbuildPlugin],
   });
   return result.outputFiles[0]?.text ?? '';
 }

@@ -19,6 +19,8 @@ export interface Ready {
   url: string;
   api_key: string;
   tenant_id: string;
+  /** The inspector's console (issue 15). */
+  inspector_url: string;
 }
 
 export interface Child {

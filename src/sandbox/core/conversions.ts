@@ -11,7 +11,7 @@ import { ApiError } from './errors.js';
 import { type LimitScope, reserve } from './limits.js';
 import { CONVERSION_MACHINE, type ConversionEffect, type ConversionTrigger, type Transition, step } from './machines.js';
 import { checkAmount, price } from './pricing.js';
-import { STANDBY_MS, conversionOut, depositAddress } from './wire.js';
+import { STANDBY_MS, conversionOut, depositAddress, iso } from './wire.js';
 import type { ConversionRec, QuoteRec, TenantState } from './state.js';
 import { getQuote, insertQuote, livePricing, moveQuote } from './quotes.js';
 import { applyTransaction, openTransaction } from './transactions.js';
@@ -141,7 +141,8 @@ const EFFECTS: Record<ConversionEffect, Effect> = {
 
 /** Applies a conversion transition: effects, state, `updated_at`, then the row's one event. */
 export function applyConversion(scope: Scope, conv: ConversionRec, trigger: ConversionTrigger, input: ConversionInput = {}): void {
-  const row = step(CONVERSION_MACHINE, conv.seq < 0 ? null : conv.status, trigger);
+  const from = conv.seq < 0 ? null : conv.status;
+  const row = step(CONVERSION_MACHINE, from, trigger);
   for (const effect of row.effects) EFFECTS[effect](scope, conv, input, row);
   if (conv.seq < 0) {
     conv.status = row.to;
@@ -152,7 +153,8 @@ export function applyConversion(scope: Scope, conv: ConversionRec, trigger: Conv
       c.updatedAt = scope.at;
     });
   }
-  if (row.event) scope.world.record(scope.tenant, row.event, conversionOut(conv), scope.at);
+  const event = row.event ? scope.world.record(scope.tenant, row.event, conversionOut(conv), scope.at) : null;
+  scope.world.changed(scope.tenant, { id: conv.id, from, to: row.to, trigger, eventId: event?.id ?? null, eventType: event?.type ?? null, at: iso(scope.at) });
 }
 
 /** Accepts a quote into a new conversion. */

@@ -13,7 +13,7 @@ import { Clock, type Timer } from './clock.js';
 import { DEFAULT_LIMITS, type LimitSettings, type Usage } from './limits.js';
 import { DEFAULT_PRICING, type PricingSettings } from './pricing.js';
 import { Random } from './random.js';
-import { type KeyRec, type SandboxEvent, type TenantState, createTenantState } from './state.js';
+import { type KeyRec, type SandboxEvent, type StateChange, type TenantState, createTenantState } from './state.js';
 import { CORE_TIMERS, type TimerTable, fireTimer, rescheduleAll } from './timers.js';
 import { iso } from './wire.js';
 import type { PlatformSettings, World } from './world.js';
@@ -24,6 +24,8 @@ export type { PlatformSettings } from './world.js';
 export interface PlatformEvents {
   /** A state change: the event envelope and the id of the tenant it belongs to. */
   event: [event: SandboxEvent, tenantId: string];
+  /** A conversion moved on its machine (every move, also those that emit no event), with its tenant id. */
+  transition: [change: StateChange, tenantId: string];
   /** A listener threw; the platform carried on. */
   error: [error: unknown];
 }
@@ -127,6 +129,19 @@ export class Platform extends EventEmitter<PlatformEvents> implements World {
       this.#failed(error);
     }
     return event;
+  }
+
+  /** Internal observers of conversion moves (the inspector): out of reach of a public `off('transition')`. */
+  readonly moves = new Set<(change: StateChange, tenantId: string) => void>();
+
+  /** Tells the observers, then emits `transition`, for a conversion's move; a listener's error goes to `error`. */
+  changed(tenant: TenantState, change: StateChange): void {
+    try {
+      for (const observer of this.moves) observer(change, tenant.id);
+      if (this.listenerCount('transition') > 0) super.emit('transition', change, tenant.id);
+    } catch (error) {
+      this.#failed(error);
+    }
   }
 
   /** Recorded events of a tenant, oldest first (the log keeps at least `eventLogSize`). */

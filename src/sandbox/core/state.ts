@@ -208,3 +208,21 @@ export function createTenantState(id: string, clock: Clock): TenantState {
     extensions: {},
   };
 }
+
+/** A conversion's move on its machine, with or without an event (the inspector draws the path from these). */
+export interface StateChange {
+  /** The conversion's id. */
+  id: string;
+  /** The state before the move; `null` for the creation. */
+  from: string | null;
+  /** The state after the move. */
+  to: string;
+  /** The trigger of the machine's row. */
+  trigger: string;
+  /** The id of the event the move emitted, or `null` when the row emits none. */
+  eventId: string | null;
+  /** Type of that event, or `null`. */
+  eventType: string | null;
+  /** ISO 8601 instant on the tenant's clock. */
+  at: string;
+}

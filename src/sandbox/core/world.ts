@@ -8,7 +8,7 @@ import type { EventType } from '../../models/index.js';
 import type { LimitSettings, Usage } from './limits.js';
 import type { PricingSettings } from './pricing.js';
 import type { Random } from './random.js';
-import type { SandboxEvent, TenantState } from './state.js';
+import type { SandboxEvent, StateChange, TenantState } from './state.js';
 
 /** Normalized platform settings. */
 export interface PlatformSettings {
@@ -39,6 +39,8 @@ export interface World {
   intern(value: string): string;
   /** Records an event on the tenant's log and emits it (plugins subscribe). */
   record(tenant: TenantState, type: EventType, object: object, at: number): SandboxEvent;
+  /** Tells listeners that a conversion moved on its machine (emitted or not). */
+  changed(tenant: TenantState, change: StateChange): void;
   /** Puts a timer of a known kind (see core/timers.ts) on the tenant's clock. */
   schedule(tenant: TenantState, at: number, kind: string, id: string): void;
   /** Keeps track of an asynchronous effect so that `clock.advance` can wait for it. */

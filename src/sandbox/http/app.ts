@@ -8,6 +8,7 @@ import type { KeyRec, TenantState } from '../core/state.js';
 import { ApiError } from '../core/errors.js';
 import { type Answer, type AppCall, type HeaderReader, type Incoming, type Middleware, type NamedStage, type StageInsert, errorAnswer, incomingOf, toResponse } from './call.js';
 import { STAGES } from './stages.js';
+import { RequestLog } from './request-log.js';
 import { TrieRouter } from './router.js';
 import type { RouteDef } from './routes/types.js';
 
@@ -17,6 +18,8 @@ export interface AppParts {
   routes: readonly RouteDef[];
   /** Plugin stages, each inserted before the stage it names. */
   stages?: readonly StageInsert[];
+  /** Which fault plan answered, read from an answer's headers (the faults plugin knows its marks). */
+  faultOf?: (headers: Record<string, string>) => string | null;
 }
 
 class RequestCall implements AppCall {
@@ -82,6 +85,9 @@ export class App {
   /** The routes it serves, in registration order. */
   readonly routes: RouteDef[] = [];
   readonly #stages: NamedStage[] = [...STAGES];
+  /** The last answered requests (the inspector and the server's log feed read it). */
+  readonly requests = new RequestLog();
+  readonly #faultOf: (headers: Record<string, string>) => string | null;
 
   constructor(
     readonly platform: Platform,
@@ -93,6 +99,7 @@ export class App {
       this.routes.push(route);
     }
     for (const stage of parts.stages ?? []) this.#insert(stage, stage.before);
+    this.#faultOf = parts.faultOf ?? (() => null);
   }
 
   /** Inserts a stage before a named one (default: before `idempotency`; unknown: before `execute`). */
@@ -113,9 +120,10 @@ export class App {
   /** Handles one request; the answer carries `x-request-id` (a replay: the first request's). */
   async dispatch(incoming: Incoming): Promise<Answer> {
     const requestId = `req_${this.platform.random.uuidHex()}`;
+    const started = performance.now();
+    const call = new RequestCall(this, incoming, requestId);
     let answer: Answer;
     try {
-      const call = new RequestCall(this, incoming, requestId);
       answer = await this.#from(call, 0);
       if (this.onCommit !== undefined && call.tenant !== null && MUTATIONS.has(call.method)) {
         const durable = this.onCommit(call.tenant.id);
@@ -124,6 +132,20 @@ export class App {
     } catch (error) {
       answer = errorAnswer(error, requestId);
     }
+    this.requests.add({
+      // What the caller sees: a replay keeps the id of the request that produced the answer.
+      requestId: answer.headers['x-request-id'] ?? requestId,
+      tenantId: call.tenantId,
+      method: call.method,
+      path: call.path,
+      status: answer.status,
+      latencyMs: Math.round((performance.now() - started) * 1000) / 1000,
+      replayed: answer.headers['idempotent-replayed'] === 'true',
+      fault: this.#faultOf(answer.headers),
+      at: call.tenant === null ? Date.now() : call.at,
+      params: call.params,
+      body: answer.body,
+    });
     // A replayed answer keeps the x-request-id of the request that produced it (http/idempotency.ts).
     return { status: answer.status, body: answer.body, headers: { 'x-request-id': requestId, ...answer.headers } };
   }

@@ -18,14 +18,12 @@
  */
 import type { Random } from '../../core/random.js';
 import { realSleep } from '../../core/real-time.js';
-import { NETWORK_FAULT_HEADER } from './marker.js';
+import { FAULT_PLAN_HEADER, NETWORK_FAULT_HEADER } from './marker.js';
 import { ERROR_STATUS } from '../../core/errors.js';
 import { type Answer, type Call, type Middleware, type StageInsert, envelopeAnswer } from '../../http/call.js';
 import { type ActivePlan, type FaultAction, type FaultPlan, type FaultPlanInput, compilePlan, countCall, planMatches, planView } from './plans.js';
 
-export { NETWORK_FAULT_HEADER, isNetworkFault } from './marker.js';
-/** Header naming the plan behind an injected error answer. */
-export const FAULT_PLAN_HEADER = 'x-pix-usdt-sandbox-fault-plan';
+export { FAULT_PLAN_HEADER, NETWORK_FAULT_HEADER, isNetworkFault } from './marker.js';
 
 const EXEMPT = /^\/v1\/test_helpers\/(faults|clock)(\/|$)/;
 const DEFAULT_MESSAGES: Partial<Record<string, string>> = {

@@ -5,4 +5,4 @@
 export * from './public.js';
 export { WebhookService, ATTEMPT_TIMER, signingSecrets } from './service.js';
 export { webhookRoutes } from './routes.js';
-export { webhooksPlugin } from './plugin.js';
+export { webhooksPlugin, type WebhookRecords } from './plugin.js';

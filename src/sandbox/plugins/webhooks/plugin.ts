@@ -8,10 +8,36 @@ import type { SandboxPlugin } from '../../http/plugin.js';
 import { webhookRoutes } from './routes.js';
 import { WebhookService } from './service.js';
 import { webhookTestApi } from './test-api.js';
-import type { SandboxWebhooks, WebhookDeliveryOptions, WebhookTransport } from './types.js';
+import type { TenantState } from '../../core/state.js';
+import type { DeliveryRec, EndpointRec, SandboxWebhooks, WebhookDeliveryOptions, WebhookTransport } from './types.js';
+
+/** Read access to the webhook records, for the inspector (wiring): records are not to be changed. */
+export interface WebhookRecords {
+  /** A tenant's endpoints and deliveries (empty without any endpoint ever created). */
+  of(tenant: TenantState): { endpoints: readonly EndpointRec[]; deliveries: readonly DeliveryRec[] };
+  /** A delivery by id. */
+  delivery(tenant: TenantState, id: string): DeliveryRec | undefined;
+  /** Calls `listener` on each new delivery and recorded attempt; returns the unsubscribe function. */
+  subscribe(listener: (tenantId: string, delivery: DeliveryRec) => void): () => void;
+}
 
 /** Builds the webhook plugin over a platform (it subscribes to the platform's events). */
-export function webhooksPlugin(platform: Platform, transport?: WebhookTransport, options?: WebhookDeliveryOptions): SandboxPlugin<SandboxWebhooks> {
+export function webhooksPlugin(
+  platform: Platform,
+  transport?: WebhookTransport,
+  options?: WebhookDeliveryOptions,
+): SandboxPlugin<SandboxWebhooks> & { records: WebhookRecords } {
   const service = new WebhookService(platform, transport, options);
-  return { api: webhookTestApi(platform, service), routes: webhookRoutes(service), timers: service.timers };
+  const records: WebhookRecords = {
+    of: (tenant) =>
+      tenant.extensions['webhooks'] === undefined
+        ? { endpoints: [], deliveries: [] }
+        : { endpoints: service.store(tenant).endpoints.all(), deliveries: service.store(tenant).deliveries.all() },
+    delivery: (tenant, id) => (tenant.extensions['webhooks'] === undefined ? undefined : service.store(tenant).deliveries.get(id)),
+    subscribe(listener) {
+      service.changes.add(listener);
+      return () => service.changes.delete(listener);
+    },
+  };
+  return { api: webhookTestApi(platform, service), routes: webhookRoutes(service), timers: service.timers, records };
 }

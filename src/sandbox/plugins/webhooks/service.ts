@@ -66,6 +66,8 @@ export class WebhookService {
   readonly receivers = new Receivers();
   /** Acknowledged deliveries and the waiters of `nextEvent`. */
   readonly log = new DeliveredLog();
+  /** Listeners told of each new delivery and each recorded attempt (the inspector's live feed). */
+  readonly changes = new Set<(tenantId: string, delivery: DeliveryRec) => void>();
   readonly #platform: Platform;
   readonly #transport: WebhookTransport | undefined;
   readonly #duplicates: boolean;
@@ -123,7 +125,18 @@ export class WebhookService {
         createdAt: at,
         updatedAt: at,
       });
+      this.#changed(tenantId, delivery);
       this.enqueue(tenantId, delivery.id);
+    }
+  }
+
+  #changed(tenantId: string, delivery: DeliveryRec): void {
+    for (const listener of this.changes) {
+      try {
+        listener(tenantId, delivery);
+      } catch (error) {
+        this.#platform.reportError(error);
+      }
     }
   }
 
@@ -181,6 +194,7 @@ export class WebhookService {
         d.nextAttemptAt = null;
         d.updatedAt = Math.max(d.updatedAt, at);
       });
+      this.#changed(tenantId, delivery);
       return;
     }
     this.#inFlight.add(deliveryId);
@@ -227,6 +241,7 @@ export class WebhookService {
           d.nextAttemptAt = at + wait * 1000;
         }
       });
+      this.#changed(tenantId, delivery);
       if (ok) {
         this.#record(tenantId, delivery, endpoint, request, status as number, at, false);
         if (this.#duplicates) {

@@ -1,0 +1,208 @@
+/**
+ * The console's `fetch` handler: the page, its script (a separate chunk, loaded on first use so
+ * that `pix-usdt/sandbox` carries no UI until someone opens it), the JSON inspection API, the
+ * live stream (server-sent events) and the actions. Actions are proxied to the sandbox's own
+ * `fetch` with the tenant's API key: the same public routes a partner's code calls, and the key
+ * never reaches the browser.
+ * @module
+ */
+import type { Platform } from '../core/platform.js';
+import type { RequestLog } from '../http/request-log.js';
+import type { WebhookRecords } from '../plugins/webhooks/index.js';
+import { type Inspection, requestOut } from './inspection.js';
+import type { RequestFilter } from './types.js';
+
+/** The path the console is served under. */
+export const INSPECTOR_BASE = '/_inspector/';
+
+/** What the handler needs besides the inspection. */
+export interface HandlerParts {
+  platform: Platform;
+  requests: RequestLog;
+  webhooks: WebhookRecords;
+  inspection: Inspection;
+  /** Whether the app has a route (actions offered only where their route exists). */
+  hasRoute: (method: string, path: string) => boolean;
+  /** The sandbox's own fetch (actions go through the public routes). */
+  fetch: (input: string, init: RequestInit) => Promise<Response>;
+}
+
+// The routes an action may call: the test helpers and the partner calls the console offers.
+const ACTIONS = [
+  /^\/v1\/test_helpers\/[a-z0-9_/-]+$/i,
+  /^\/v1\/conversions\/[\w-]+\/(cancel|liquidate)$/,
+  /^\/v1\/webhook_deliveries\/[\w-]+\/redeliver$/,
+];
+
+const SECURITY_HEADERS = {
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+  'cache-control': 'no-store',
+};
+
+function json(status: number, body: unknown): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...SECURITY_HEADERS } });
+}
+
+function notFound(message: string): Response {
+  return json(404, { code: 'not_found', message });
+}
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>pix-usdt sandbox inspector</title>
+<meta http-equiv="Content-Security-Policy" content="default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'">
+</head>
+<body>
+<noscript>The inspector needs JavaScript.</noscript>
+<div id="app"></div>
+<script src="app.js"></script>
+</body>
+</html>
+`;
+
+let uiScript: Promise<string> | undefined;
+
+/** The console's `fetch` handler over a sandbox. */
+export function inspectorHandler(parts: HandlerParts, base = INSPECTOR_BASE): (request: Request) => Promise<Response> {
+  const { inspection, platform } = parts;
+
+  const keyOf = (tenantId: string): string | null => {
+    const tenant = platform.tenants.get(tenantId);
+    const key = tenant?.keys.find((k) => k.revokedAt === null && k.capabilities.includes('sandbox:control'));
+    return key?.secret ?? null;
+  };
+
+  const stream = (signal: AbortSignal): Response => {
+    const encoder = new TextEncoder();
+    let stop = (): void => undefined;
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        const send = (event: string, data: unknown): void => {
+          try {
+            controller.enqueue(encoder.encode(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`));
+          } catch {
+            stop();
+          }
+        };
+        controller.enqueue(encoder.encode(': pix-usdt sandbox inspector\n\n'));
+        const offRequests = parts.requests.subscribe((entry) => send('request', requestOut(entry)));
+        const onTransition = (change: { id: string; from: string | null; to: string; eventType: string | null; at: string }, tenantId: string): void =>
+          send('state', { tenant_id: tenantId, conversion_id: change.id, from: change.from, to: change.to, event_type: change.eventType, at: change.at });
+        platform.moves.add(onTransition);
+        const offDeliveries = parts.webhooks.subscribe((tenantId, d) =>
+          send('delivery', { tenant_id: tenantId, delivery_id: d.id, event_id: d.eventId, event_type: d.eventType, status: d.status, attempts: d.attempts.length }),
+        );
+        const ping = setInterval(() => send('ping', {}), 15_000) as unknown as { unref?: () => void };
+        ping.unref?.();
+        stop = () => {
+          offRequests();
+          offDeliveries();
+          platform.moves.delete(onTransition);
+          clearInterval(ping as unknown as number);
+          try {
+            controller.close();
+          } catch {
+            // Already closed.
+          }
+        };
+        signal.addEventListener('abort', () => stop(), { once: true });
+      },
+      cancel() {
+        stop();
+      },
+    });
+    return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream', 'x-accel-buffering': 'no', ...SECURITY_HEADERS } });
+  };
+
+  const action = async (request: Request, tenantId: string): Promise<Response> => {
+    if (request.headers.get('x-inspector') !== '1') return json(403, { code: 'forbidden', message: 'Actions need the header X-Inspector: 1 (sent by the console).' });
+    let input: { method?: unknown; path?: unknown; body?: unknown };
+    try {
+      input = (await request.json()) as typeof input;
+    } catch {
+      return json(400, { code: 'invalid_json', message: 'Send { "path": "/v1/test_helpers/...", "body": {...} }.' });
+    }
+    const path = typeof input.path === 'string' ? input.path : '';
+    const method = input.method === 'DELETE' ? 'DELETE' : 'POST';
+    if (!ACTIONS.some((re) => re.test(path))) return json(400, { code: 'validation_error', message: `The console does not call ${path || '(no path)'}.` });
+    const key = keyOf(tenantId);
+    if (key === null) return notFound(`No tenant ${tenantId} with a usable API key.`);
+    const headers: Record<string, string> = { authorization: `Bearer ${key}` };
+    const init: RequestInit = { method, headers };
+    if (method === 'POST') {
+      headers['content-type'] = 'application/json';
+      // Each click is a new operation: a fresh key (the routes require one).
+      headers['idempotency-key'] = `inspector-${crypto.randomUUID()}`;
+      init.body = JSON.stringify(input.body ?? {});
+    }
+    const answer = await parts.fetch(path, init);
+    const text = await answer.text();
+    return new Response(text || null, {
+      status: answer.status,
+      headers: { 'content-type': 'application/json; charset=utf-8', 'x-request-id': answer.headers.get('x-request-id') ?? '', ...SECURITY_HEADERS },
+    });
+  };
+
+  const api = async (request: Request, rest: string[], url: URL): Promise<Response> => {
+    const [first, second, third, fourth] = rest;
+    if (request.method === 'POST' && first === 'tenants' && second !== undefined && third === 'actions' && rest.length === 3) return action(request, second);
+    if (request.method !== 'GET') return json(405, { code: 'method_not_allowed', message: 'The inspection API is read-only; actions are POST tenants/{id}/actions.' });
+    if (first === 'tenants' && rest.length === 1) return json(200, inspection.tenants());
+    if (first === 'tenants' && second !== undefined && rest.length === 2) {
+      if (!platform.tenants.has(second)) return notFound(`No tenant ${second}.`);
+      return json(200, inspection.tenant(second));
+    }
+    if (first === 'tenants' && second !== undefined && third === 'conversions' && fourth !== undefined && rest.length === 4) {
+      if (!platform.tenants.has(second)) return notFound(`No tenant ${second}.`);
+      const page = inspection.conversion(second, fourth);
+      return page === null ? notFound(`No conversion ${fourth} in tenant ${second}.`) : json(200, page);
+    }
+    if (first === 'price' && rest.length === 1) {
+      // The console offers the price form only where the sandbox has the public route it calls.
+      if (!parts.hasRoute('POST', '/v1/test_helpers/price')) return notFound('This sandbox has no price helper route.');
+      const p = platform.pricing;
+      return json(200, { mid_rate: p.midRate, spread_bps: p.spreadBps, withdrawal_fee_usdt: p.withdrawalFeeUsdt, available: p.available });
+    }
+    if (first === 'requests' && rest.length === 1) {
+      const filter: RequestFilter = {};
+      for (const name of ['status', 'path', 'request_id', 'tenant_id'] as const) {
+        const value = url.searchParams.get(name);
+        if (value) filter[name] = value;
+      }
+      return json(200, inspection.requests(filter));
+    }
+    if (first === 'search' && rest.length === 1) return json(200, inspection.search(url.searchParams.get('q') ?? ''));
+    if (first === 'machines' && second === 'conversion' && rest.length === 2) return json(200, inspection.conversionMachine());
+    if (first === 'stream' && rest.length === 1) return stream(request.signal);
+    return notFound(`No inspection route ${url.pathname}.`);
+  };
+
+  return async (request) => {
+    const url = new URL(request.url);
+    const root = base.replace(/\/$/, '');
+    if (url.pathname === root) return new Response(null, { status: 308, headers: { location: base } });
+    if (!url.pathname.startsWith(base)) return notFound(`The inspector serves ${base} only.`);
+    const rest = url.pathname.slice(base.length).split('/').filter((s) => s !== '').map(decodeURIComponent);
+    if (rest.length === 0) {
+      if (request.method !== 'GET' && request.method !== 'HEAD') return json(405, { code: 'method_not_allowed', message: 'GET the page.' });
+      return new Response(PAGE, { headers: { 'content-type': 'text/html; charset=utf-8', ...SECURITY_HEADERS } });
+    }
+    if (rest[0] === 'app.js' && rest.length === 1) {
+      uiScript ??= import('./ui-asset.js').then((m) => m.UI_SCRIPT);
+      return new Response(await uiScript, { headers: { 'content-type': 'text/javascript; charset=utf-8', ...SECURITY_HEADERS, 'cache-control': 'no-cache' } });
+    }
+    if (rest[0] === 'api') {
+      try {
+        return await api(request, rest.slice(1), url);
+      } catch (error) {
+        return json(500, { code: 'internal_error', message: error instanceof Error ? error.message : 'Inspection failed.' });
+      }
+    }
+    return notFound(`No inspector page ${url.pathname}.`);
+  };
+}

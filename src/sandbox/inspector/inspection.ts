@@ -1,0 +1,251 @@
+/**
+ * The inspection API over a built sandbox: core state (read through the wire serializers the
+ * API uses), the webhook plugin's records and the app's request log. It lives in the wiring
+ * layer because it reads all three; it never changes anything.
+ * @module
+ */
+import type { Platform } from '../core/platform.js';
+import { CONVERSION_MACHINE } from '../core/machines.js';
+import type { SandboxEvent, StateChange, TenantState } from '../core/state.js';
+import { conversionOut, iso, quoteOut, transactionOut, userOut } from '../core/wire.js';
+import { type RequestLog, type RequestLogEntry, objectIdsOf } from '../http/request-log.js';
+import type { WebhookRecords } from '../plugins/webhooks/index.js';
+import type {
+  InspectedConversion,
+  InspectedDelivery,
+  InspectedMatch,
+  InspectedRequest,
+  InspectedStep,
+  InspectedTenant,
+  InspectedTenantSummary,
+  MachineRow,
+  RequestFilter,
+  SandboxInspection,
+} from './types.js';
+
+const LIST_MAX = 200;
+const HISTORY_MAX = 10_000;
+
+/** What the inspection reads. */
+export interface InspectionParts {
+  platform: Platform;
+  requests: RequestLog;
+  webhooks: WebhookRecords;
+}
+
+/** Serializes one request log entry. */
+export function requestOut(e: RequestLogEntry): InspectedRequest {
+  return {
+    request_id: e.requestId,
+    tenant_id: e.tenantId,
+    method: e.method,
+    path: e.path,
+    status: e.status,
+    latency_ms: e.latencyMs,
+    replayed: e.replayed,
+    fault: e.fault,
+    at: iso(e.at),
+    object_ids: [...objectIdsOf(e)],
+  };
+}
+
+function newest<T>(items: readonly T[]): T[] {
+  return items.slice(-LIST_MAX).reverse();
+}
+
+/** The inspection API; keeps each conversion's moves (seen live) for its path. */
+export class Inspection implements Omit<SandboxInspection, 'onRequest'> {
+  readonly #parts: InspectionParts;
+  /** Moves per tenant and conversion, as they happened (not in snapshots: a restore falls back to the event log). */
+  readonly #history = new Map<string, StateChange[]>();
+
+  constructor(parts: InspectionParts) {
+    this.#parts = parts;
+    parts.platform.moves.add((change, tenantId) => {
+      const key = `${tenantId}|${change.id}`;
+      let list = this.#history.get(key);
+      if (!list) {
+        if (this.#history.size >= HISTORY_MAX) this.#history.delete(this.#history.keys().next().value as string);
+        this.#history.set(key, (list = []));
+      }
+      list.push(change);
+    });
+  }
+
+  /** Drops the moves seen so far (the state was reset or restored: pages fall back to the event log). */
+  forget(): void {
+    this.#history.clear();
+  }
+
+  #tenant(id: string): TenantState {
+    const tenant = this.#parts.platform.tenants.get(id);
+    if (!tenant) throw new RangeError(`No tenant ${id} in this sandbox.`);
+    return tenant;
+  }
+
+  #ordered(): TenantState[] {
+    const { platform } = this.#parts;
+    const all = [...platform.tenants.values()];
+    return [...all.filter((t) => t.id === platform.defaultTenantId), ...all.filter((t) => t.id !== platform.defaultTenantId)];
+  }
+
+  #summary(t: TenantState): InspectedTenantSummary {
+    return {
+      id: t.id,
+      default: t.id === this.#parts.platform.defaultTenantId,
+      counts: {
+        users: t.users.size,
+        quotes: t.quotes.size,
+        conversions: t.conversions.size,
+        transactions: t.transactions.size,
+        webhook_endpoints: this.#parts.webhooks.of(t).endpoints.length,
+      },
+      now: iso(t.clock.nowMs()),
+    };
+  }
+
+  tenants(): InspectedTenantSummary[] {
+    return this.#ordered().map((t) => this.#summary(t));
+  }
+
+  tenant(id: string): InspectedTenant {
+    const t = this.#tenant(id);
+    const { endpoints, deliveries } = this.#parts.webhooks.of(t);
+    return {
+      ...this.#summary(t),
+      users: newest(t.users.all()).map(userOut),
+      quotes: newest(t.quotes.all()).map(quoteOut),
+      conversions: newest(t.conversions.all()).map(conversionOut),
+      transactions: newest(t.transactions.all()).map(transactionOut),
+      webhook_endpoints: endpoints
+        .filter((e) => e.deletedAt === null)
+        .map((e) => ({
+          id: e.id,
+          url: e.url,
+          status: e.status,
+          event_types: [...e.eventTypes],
+          secret_prefix: e.secret.slice(0, 10),
+          deliveries: deliveries.filter((d) => d.endpointId === e.id).length,
+        })),
+      api_keys: t.keys.map((k) => ({ id: k.id, name: k.name, key_prefix: k.secret.slice(0, 12), capabilities: [...k.capabilities], revoked: k.revokedAt !== null })),
+    };
+  }
+
+  #deliveriesOf(t: TenantState, eventId: string): InspectedDelivery[] {
+    const { endpoints, deliveries } = this.#parts.webhooks.of(t);
+    return deliveries
+      .filter((d) => d.eventId === eventId)
+      .map((d) => ({
+        id: d.id,
+        endpoint_id: d.endpointId,
+        url: endpoints.find((e) => e.id === d.endpointId)?.url ?? '',
+        status: d.status,
+        attempts: d.attempts.map((a) => ({ at: iso(a.at), status: a.status, latency_ms: a.latencyMs, error: a.error })),
+        next_attempt_at: d.nextAttemptAt === null ? null : iso(d.nextAttemptAt),
+        payload: d.payload,
+      }));
+  }
+
+  conversion(tenantId: string, id: string): InspectedConversion | null {
+    const t = this.#tenant(tenantId);
+    const rec = t.conversions.get(id);
+    if (!rec) return null;
+    const events = t.events.filter((e) => (e.data.object as { id?: unknown }).id === id);
+    const byId = new Map(events.map((e) => [e.id, e]));
+    const moves = this.#history.get(`${tenantId}|${id}`);
+    let timeline: InspectedStep[];
+    let source: InspectedConversion['path_source'];
+    if (moves !== undefined && moves[0]?.from === null) {
+      source = 'machine';
+      timeline = moves.map((m) => ({
+        from: m.from,
+        to: m.to,
+        trigger: m.trigger,
+        at: m.at,
+        event: m.eventId === null ? null : { id: m.eventId, type: m.eventType ?? byId.get(m.eventId)?.type ?? '' },
+        deliveries: m.eventId === null ? [] : this.#deliveriesOf(t, m.eventId),
+      }));
+    } else {
+      source = 'events';
+      let from: string | null = null;
+      timeline = events.map((e: SandboxEvent) => {
+        const to = String((e.data.object as { status?: unknown }).status);
+        const step: InspectedStep = { from, to, trigger: null, at: e.created_at, event: { id: e.id, type: e.type }, deliveries: this.#deliveriesOf(t, e.id) };
+        from = to;
+        return step;
+      });
+    }
+    const path: string[] = [];
+    for (const step of timeline) if (path[path.length - 1] !== step.to) path.push(step.to);
+    const touched = new Set([id, rec.quoteId]);
+    if (rec.liquidationQuoteId !== null) touched.add(rec.liquidationQuoteId);
+    const requests = this.#parts.requests
+      .recent()
+      .filter((r) => r.tenantId === tenantId && objectIdsOf(r).some((o) => touched.has(o)))
+      .map(requestOut);
+    return { tenant_id: tenantId, now: iso(t.clock.nowMs()), conversion: conversionOut(rec), path, path_source: source, timeline, requests };
+  }
+
+  requests(filter: RequestFilter = {}): InspectedRequest[] {
+    const status = filter.status?.trim().toLowerCase();
+    const out: InspectedRequest[] = [];
+    const all = this.#parts.requests.recent();
+    for (let i = all.length - 1; i >= 0; i--) {
+      const r = all[i] as RequestLogEntry;
+      if (status) {
+        if (/^[1-5]xx$/.test(status) ? String(r.status)[0] !== status[0] : String(r.status) !== status) continue;
+      }
+      if (filter.path && !r.path.includes(filter.path)) continue;
+      if (filter.request_id && r.requestId !== filter.request_id.trim()) continue;
+      if (filter.tenant_id && r.tenantId !== filter.tenant_id) continue;
+      out.push(requestOut(r));
+    }
+    return out;
+  }
+
+  search(query: string): InspectedMatch[] {
+    const q = query.trim();
+    if (q.length < 3) return [];
+    const out: InspectedMatch[] = [];
+    for (const t of this.#ordered()) {
+      const conv = t.conversions.get(q);
+      if (conv) out.push({ kind: 'conversion', tenant_id: t.id, id: q, conversion_id: q, field: 'id' });
+      const quote = t.quotes.get(q);
+      if (quote) out.push({ kind: 'quote', tenant_id: t.id, id: q, conversion_id: quote.consumedBy, field: 'id' });
+      if (t.users.get(q)) out.push({ kind: 'user', tenant_id: t.id, id: q, conversion_id: null, field: 'id' });
+      const tx = t.transactions.get(q);
+      if (tx) out.push({ kind: 'transaction', tenant_id: t.id, id: q, conversion_id: tx.conversionId, field: 'id' });
+      for (const c of t.conversions.all()) {
+        if (c.pixAt === null && c.usdtAt === null && c.liquidationQuoteId !== q) continue;
+        const wire = conversionOut(c);
+        if (wire.pix_e2e_id === q) out.push({ kind: 'conversion', tenant_id: t.id, id: c.id, conversion_id: c.id, field: 'pix_e2e_id' });
+        if (wire.usdt_tx_hash === q) out.push({ kind: 'conversion', tenant_id: t.id, id: c.id, conversion_id: c.id, field: 'usdt_tx_hash' });
+        if (wire.pix_tx_id === q) out.push({ kind: 'conversion', tenant_id: t.id, id: c.id, conversion_id: c.id, field: 'pix_tx_id' });
+        if (c.liquidationQuoteId === q) out.push({ kind: 'conversion', tenant_id: t.id, id: c.id, conversion_id: c.id, field: 'liquidation_quote_id' });
+      }
+      const event = t.events.find((e) => e.id === q);
+      if (event) {
+        const objectId = (event.data.object as { id?: unknown }).id;
+        out.push({ kind: 'event', tenant_id: t.id, id: q, conversion_id: typeof objectId === 'string' && t.conversions.get(objectId) ? objectId : null, field: 'id' });
+      }
+      const delivery = this.#parts.webhooks.delivery(t, q);
+      if (delivery) {
+        const ev = t.events.find((e) => e.id === delivery.eventId);
+        const objectId = (ev?.data.object as { id?: unknown } | undefined)?.id;
+        out.push({ kind: 'delivery', tenant_id: t.id, id: q, conversion_id: typeof objectId === 'string' && t.conversions.get(objectId) ? objectId : null, field: 'id' });
+      }
+    }
+    for (const r of this.#parts.requests.recent()) {
+      if (r.requestId !== q) continue;
+      const tenant = r.tenantId === null ? undefined : this.#parts.platform.tenants.get(r.tenantId);
+      let conversionId: string | null = null;
+      for (const o of objectIdsOf(r)) conversionId ??= tenant?.conversions.get(o)?.id ?? tenant?.quotes.get(o)?.consumedBy ?? null;
+      out.push({ kind: 'request', tenant_id: r.tenantId, id: q, conversion_id: conversionId, field: 'request_id' });
+    }
+    return out;
+  }
+
+  conversionMachine(): MachineRow[] {
+    return CONVERSION_MACHINE.transitions.map((r) => ({ from: r.from, trigger: r.trigger, to: r.to, event: r.event }));
+  }
+}

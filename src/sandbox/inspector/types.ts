@@ -1,0 +1,219 @@
+/**
+ * The shapes of the inspection API (`sandbox.inspector`, `GET /_inspector/api/*`): read-only
+ * views of the sandbox's state. Secrets never appear: API keys and webhook secrets as prefixes.
+ * @module
+ */
+import type { Conversion, Quote, Transaction, User } from '../../models/index.js';
+
+/** A tenant in the list (default first). */
+export interface InspectedTenantSummary {
+  /** The tenant's id. */
+  id: string;
+  /** True for the sandbox's default tenant. */
+  default: boolean;
+  /** Counts of its records. */
+  counts: { users: number; quotes: number; conversions: number; transactions: number; webhook_endpoints: number };
+  /** The tenant's clock (ISO 8601). */
+  now: string;
+}
+
+/** An API key, by prefix only. */
+export interface InspectedApiKey {
+  /** Key id. */
+  id: string;
+  /** Name given at creation. */
+  name: string;
+  /** The first 12 characters of the secret (`sk_test_xxxx`). */
+  key_prefix: string;
+  /** Capabilities of the key. */
+  capabilities: string[];
+  /** Whether it was revoked. */
+  revoked: boolean;
+}
+
+/** A webhook endpoint, its secret by prefix only. */
+export interface InspectedEndpoint {
+  /** Endpoint id. */
+  id: string;
+  /** Where deliveries go. */
+  url: string;
+  /** `active` or `disabled`. */
+  status: string;
+  /** Subscribed event types (`*` for all). */
+  event_types: string[];
+  /** The first 10 characters of the signing secret. */
+  secret_prefix: string;
+  /** Deliveries made to it. */
+  deliveries: number;
+}
+
+/** A tenant's whole state, newest first in each list (at most 200 per list). */
+export interface InspectedTenant extends InspectedTenantSummary {
+  /** Users with their KYC state. */
+  users: User[];
+  /** Quotes. */
+  quotes: Quote[];
+  /** Conversions. */
+  conversions: Conversion[];
+  /** Transactions. */
+  transactions: Transaction[];
+  /** Webhook endpoints (secret prefixes only). */
+  webhook_endpoints: InspectedEndpoint[];
+  /** API keys (prefixes only). */
+  api_keys: InspectedApiKey[];
+}
+
+/** One attempt of a delivery. */
+export interface InspectedAttempt {
+  /** Virtual time of the attempt. */
+  at: string;
+  /** Status the receiver answered (`null`: transport error). */
+  status: number | null;
+  /** Real milliseconds the receiver took. */
+  latency_ms: number;
+  /** Why the attempt failed, or `null`. */
+  error: string | null;
+}
+
+/** One event's delivery to one endpoint. */
+export interface InspectedDelivery {
+  /** Delivery id (redeliver it with `POST /v1/webhook_deliveries/{id}/redeliver`). */
+  id: string;
+  /** The endpoint's id. */
+  endpoint_id: string;
+  /** The endpoint's URL (empty if it is gone). */
+  url: string;
+  /** `pending`, `succeeded` or `failed`. */
+  status: string;
+  /** Every attempt, oldest first. */
+  attempts: InspectedAttempt[];
+  /** Virtual time of the next retry, or `null`. */
+  next_attempt_at: string | null;
+  /** The signed raw body, exactly as sent. */
+  payload: string;
+}
+
+/** A state change of a conversion and what it emitted. */
+export interface InspectedStep {
+  /** State before (`null`: the creation). */
+  from: string | null;
+  /** State after. */
+  to: string;
+  /** The machine's trigger. */
+  trigger: string | null;
+  /** Virtual time. */
+  at: string;
+  /** The event emitted, if any. */
+  event: { id: string; type: string } | null;
+  /** Deliveries of that event. */
+  deliveries: InspectedDelivery[];
+}
+
+/** One answered request, as the request log keeps it. */
+export interface InspectedRequest {
+  /** The `req_...` id. */
+  request_id: string;
+  /** The caller's tenant (`null`: authentication refused it). */
+  tenant_id: string | null;
+  /** Method. */
+  method: string;
+  /** Path, without the query string. */
+  path: string;
+  /** Status answered. */
+  status: number;
+  /** Real milliseconds from dispatch to answer. */
+  latency_ms: number;
+  /** An idempotent replay. */
+  replayed: boolean;
+  /** The fault plan that answered, or `null`. */
+  fault: string | null;
+  /** Time of the request on the tenant's clock. */
+  at: string;
+  /** Ids the request named or answered with. */
+  object_ids: string[];
+}
+
+/** A conversion's page. */
+export interface InspectedConversion {
+  /** The tenant it belongs to. */
+  tenant_id: string;
+  /** The tenant's clock (ISO 8601). */
+  now: string;
+  /** The conversion as the API shows it. */
+  conversion: Conversion;
+  /** States visited, in order (the creation's state first). */
+  path: string[];
+  /** `machine`: every move was seen as it happened; `events`: rebuilt from the event log (moves without an event are missing). */
+  path_source: 'machine' | 'events';
+  /** State changes, oldest first, with their events and deliveries. */
+  timeline: InspectedStep[];
+  /** Requests that named or answered with this conversion or its quote, oldest first. */
+  requests: InspectedRequest[];
+}
+
+/** A match of a search. */
+export interface InspectedMatch {
+  /** What was found. */
+  kind: 'conversion' | 'quote' | 'user' | 'transaction' | 'request' | 'delivery' | 'event';
+  /** Its tenant (`null` for a request refused before authentication). */
+  tenant_id: string | null;
+  /** Its id. */
+  id: string;
+  /** The conversion to open for it, when there is one. */
+  conversion_id: string | null;
+  /** Which field matched (`id`, `pix_e2e_id`, `usdt_tx_hash`, `request_id`...). */
+  field: string;
+}
+
+/** Filter of the request log. */
+export interface RequestFilter {
+  /** Exact status (`404`) or class (`4xx`). */
+  status?: string;
+  /** Substring of the path. */
+  path?: string;
+  /** Exact request id. */
+  request_id?: string;
+  /** Only this tenant's requests. */
+  tenant_id?: string;
+}
+
+/** One row of the conversion machine, for the diagram. */
+export interface MachineRow {
+  /** State before (`null`: the creation). */
+  from: string | null;
+  /** Trigger. */
+  trigger: string;
+  /** State after. */
+  to: string;
+  /** Event emitted, or `null`. */
+  event: string | null;
+}
+
+/** The inspection API of a sandbox: read-only. */
+export interface SandboxInspection {
+  /** Every tenant, the default one first. */
+  tenants(): InspectedTenantSummary[];
+  /** A tenant's state. Throws a RangeError for an unknown tenant. */
+  tenant(id: string): InspectedTenant;
+  /** A conversion's page, or `null` if the tenant has no such conversion. */
+  conversion(tenantId: string, id: string): InspectedConversion | null;
+  /** The request log, newest first (the last 1,000 requests). */
+  requests(filter?: RequestFilter): InspectedRequest[];
+  /** Finds any id the API shows: conversion, quote, user, transaction, request, delivery, event, pix_e2e_id, usdt_tx_hash. */
+  search(query: string): InspectedMatch[];
+  /** The conversion machine's rows (the table docs/state-machines.md draws). */
+  conversionMachine(): MachineRow[];
+  /** Calls `listener` with each request as it is answered; returns the function that stops it. */
+  onRequest(listener: (request: InspectedRequest) => void): () => void;
+}
+
+/** `sandbox.inspector`: the inspection API and the web console over it. */
+export interface SandboxInspector extends SandboxInspection {
+  /** The path the console is served under: `/_inspector/`. */
+  readonly basePath: string;
+  /**
+   * Serves the console and its API for requests under {@link basePath} (404 elsewhere): mount it
+   * in a dev server. Actions go through the sandbox's own `fetch` with the tenant's API key.
+   */
+  fetch(request: Request): Promise<Response>;
+}
