@@ -93,6 +93,17 @@ describe('the inspector in Chromium', () => {
     expect(await axe(page)).toEqual([]);
     await screenshot(page, 'inspector-tenant');
 
+    // Set the price from the page (POST /v1/test_helpers/price with the tenant's key).
+    await page.getByLabel('Mid rate').fill('5.55');
+    await page.getByRole('button', { name: 'Set price' }).click();
+    await page.getByText('Mid rate 5.55 BRL per USDT', { exact: false }).waitFor();
+    expect(server.sandbox.price.midRate).toBe('5.55');
+    await page.getByRole('button', { name: 'Make unavailable' }).click();
+    await page.getByRole('button', { name: 'Make available' }).waitFor();
+    expect(server.sandbox.price.available).toBe(false);
+    await page.getByRole('button', { name: 'Make available' }).click();
+    await page.getByRole('button', { name: 'Make unavailable' }).waitFor();
+
     // Open the onramp conversion and pay it from the page.
     await page.getByRole('link', { name: onramp.id }).click();
     await page.getByRole('heading', { name: /Conversion/ }).waitFor();
