@@ -112,6 +112,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(() => {
+  if (packed) rmSync(dirname(packed.tarball), { recursive: true, force: true });
   if (scratch && !process.env['KEEP_SCRATCH']) rmSync(scratch, { recursive: true, force: true });
 });
 

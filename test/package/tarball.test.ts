@@ -1,10 +1,13 @@
 // The package as npm delivers it (issue 10): what `npm pack` puts in the tarball, checked against
 // package.json (every `exports` target and the bin are in it, nothing else is), and its size
 // against a budget (docs/decisions.md, "Packaging": no source maps, docs read on the repository).
-import { describe, expect, it } from 'vitest';
+import { rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { exportTargets, pack } from './pack.js';
 
 const packed = pack();
+afterAll(() => rmSync(dirname(packed.tarball), { recursive: true, force: true }));
 const paths = packed.files.map((f) => f.path);
 
 // Unpacked bytes. 3.6 MB with source maps; about 1.15 MB without. Headroom for growth, not for

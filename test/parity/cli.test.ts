@@ -1,9 +1,9 @@
 /**
  * `pix-usdt-sandbox conformance` end to end: the built binary against the built sandbox server.
  */
-import { readFileSync, mkdtempSync } from 'node:fs';
+import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSandbox } from 'pix-usdt/sandbox';
 import { diffCassette } from 'pix-usdt/parity';
@@ -29,6 +29,7 @@ describe('pix-usdt-sandbox conformance', () => {
     const diff = await diffCassette(recorded, createSandbox());
     expect(diff.exchanges.length).toBeGreaterThan(10);
     expect(diff.exchanges.filter((e) => e.differences.length > 0)).toEqual([]);
+    rmSync(dirname(junit), { recursive: true, force: true });
   });
 
   it('refuses a live key with exit 2 and says why; --help documents the options', async () => {
