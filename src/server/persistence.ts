@@ -25,6 +25,7 @@ import path from 'node:path';
 import type { SandboxSnapshot, TenantSnapshot } from '../sandbox/index.js';
 import { SandboxImpl, type TenantChange } from '../sandbox/sandbox.js';
 import type { SandboxOptions } from '../sandbox/types.js';
+import { processAlive } from './process.js';
 
 /** What marks our snapshot file, and the version this code writes and reads. */
 export const DATA_FORMAT = 'pix-usdt-sandbox-data';
@@ -261,14 +262,6 @@ function syncDir(dir: string): void {
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Takes the folder's lock (a server killed with -9 leaves a lock whose pid is gone: taken over). */
 function lock(dir: string): string {
@@ -284,7 +277,7 @@ function lock(dir: string): string {
         throw new DataError(`Cannot write in ${dir}: ${describe(error)}. Give --data a folder this user can write to.`);
       }
       const pid = Number.parseInt(fs.readFileSync(file, 'utf8'), 10);
-      if (Number.isInteger(pid) && pid !== process.pid && alive(pid)) {
+      if (Number.isInteger(pid) && pid !== process.pid && processAlive(pid)) {
         throw new DataError(`${dir} is in use by another sandbox server (pid ${pid}). Stop it, or give --data another folder.`);
       }
       fs.rmSync(file, { force: true });

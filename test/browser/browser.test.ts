@@ -3,54 +3,23 @@
 // the one test/support/browser.ts picks: CHROMIUM_PATH, Debian's, else the one npm installed
 // (@sparticuz/chromium), so it runs on a machine with only Node and npm; if none can start, the
 // test fails loudly rather than pass.
-import { existsSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { build } from 'esbuild';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../support/browser.js';
+import { type ServedPage, launchChromium, servePage } from '../support/browser.js';
 
-const root = new URL('../../', import.meta.url).pathname;
-
-let server: Server;
+let served: ServedPage | undefined;
 let browser: Browser;
 let origin: string;
 
 beforeAll(async () => {
-  if (!existsSync(`${root}dist/index.js`)) throw new Error('dist/ is missing: run npm run build first.');
-  const bundle = await build({
-    entryPoints: [`${root}test/browser/page.ts`],
-    bundle: true,
-    format: 'esm',
-    platform: 'browser',
-    target: 'es2022',
-    write: false,
-    metafile: true,
-    logLevel: 'silent',
-    // Not the repository's tsconfig paths (which map pix-usdt to src/): the package's exports.
-    tsconfigRaw: '{}',
-  });
-  const sources = Object.keys(bundle.metafile.inputs).filter((input) => !input.includes('node_modules/'));
-  if (!sources.some((input) => input.startsWith('dist/')) || sources.some((input) => input.startsWith('src/'))) {
-    throw new Error(`The page must bundle the built package, not the sources: ${sources.join(', ')}`);
-  }
-  const script = bundle.outputFiles[0]!.text;
-  const html = '<!doctype html><meta charset="utf-8"><title>pix-usdt</title><script type="module" src="/page.js"></script>';
-  server = createServer((req, res) => {
-    if (req.url === '/page.js') res.writeHead(200, { 'content-type': 'text/javascript' }).end(script);
-    else res.writeHead(200, { 'content-type': 'text/html' }).end(html);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  served = await servePage('test/browser/page.ts', { title: 'pix-usdt', mustBundle: 'dist/index.js' });
+  origin = served.origin;
   browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {
   await browser?.close();
-  // A beforeAll that threw before listening leaves a server that never started: close() on it
-  // would wait for a 'close' event that never comes.
-  if (server?.listening) await new Promise((resolve) => server.close(resolve));
+  await served?.close();
 });
 
 describe('in Chromium', () => {

@@ -1,53 +1,27 @@
 // The Pix checkout example in real Chromium: the page (pix-checkout-page.ts) creates an onramp
 // conversion against the in-page sandbox and shows its QR code and copy-paste string. The test
 // takes a screenshot for the docs and reads the QR code as Chromium draws it, with jsQR.
-import { existsSync, mkdirSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { build } from 'esbuild';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import jsQR from 'jsqr';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../support/browser.js';
+import { type ServedPage, launchChromium, servePage } from '../support/browser.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 
-let server: Server;
+let served: ServedPage | undefined;
 let browser: Browser;
 let origin: string;
 
 beforeAll(async () => {
-  if (!existsSync(`${root}dist/pix.js`)) throw new Error('dist/ is missing: run npm run build first.');
-  const bundle = await build({
-    entryPoints: [`${root}test/browser/pix-checkout-page.ts`],
-    bundle: true,
-    format: 'esm',
-    platform: 'browser',
-    target: 'es2022',
-    write: false,
-    metafile: true,
-    logLevel: 'silent',
-    // The package's exports (dist/), as a partner's bundler resolves them, not tsconfig's paths to src/.
-    tsconfigRaw: '{}',
-  });
-  const sources = Object.keys(bundle.metafile.inputs).filter((input) => !input.includes('node_modules/'));
-  if (!sources.includes('dist/pix.js') || sources.some((input) => input.startsWith('src/'))) {
-    throw new Error(`The page must bundle the built package, not the sources: ${sources.join(', ')}`);
-  }
-  const script = bundle.outputFiles[0]!.text;
-  const html = '<!doctype html><meta charset="utf-8"><title>Pix checkout</title><body></body><script type="module" src="/page.js"></script>';
-  server = createServer((req, res) => {
-    if (req.url === '/page.js') res.writeHead(200, { 'content-type': 'text/javascript' }).end(script);
-    else res.writeHead(200, { 'content-type': 'text/html' }).end(html);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  served = await servePage('test/browser/pix-checkout-page.ts', { title: 'Pix checkout', mustBundle: 'dist/pix.js' });
+  origin = served.origin;
   browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {
   await browser?.close();
-  if (server?.listening) await new Promise((resolve) => server.close(resolve));
+  await served?.close();
 });
 
 describe('Pix checkout in Chromium', () => {
@@ -68,8 +42,15 @@ describe('Pix checkout in Chromium', () => {
     expect(result.valid).toBe(true);
     expect(result.pixQrCode).toMatch(/^000201/);
 
-    mkdirSync(`${root}docs/images`, { recursive: true });
-    await page.screenshot({ path: `${root}docs/images/pix-checkout.png` });
+    // The docs' image is written when missing or with UPDATE_SCREENSHOTS=1, so a test run leaves
+    // the tree clean (PNG encoders differ by a few bytes between runs); the screenshot is always taken.
+    const shot = await page.screenshot();
+    expect(shot.byteLength).toBeGreaterThan(1000);
+    const image = `${root}docs/images/pix-checkout.png`;
+    if (process.env['UPDATE_SCREENSHOTS'] === '1' || !existsSync(image)) {
+      mkdirSync(`${root}docs/images`, { recursive: true });
+      writeFileSync(image, shot);
+    }
 
     expect(await page.inputValue('#copy')).toBe(result.pixQrCode);
     // The QR as Chromium draws it: the page's <svg> rasterized on a canvas, its pixels read by jsQR.

@@ -130,3 +130,46 @@ export async function launchChromium(): Promise<Browser> {
     env: { ...process.env, ...choice.env } as Record<string, string>,
   });
 }
+
+/** A page served on loopback: its origin, and how to stop serving it. */
+export interface ServedPage {
+  origin: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Bundles a test page as a partner's bundler would (the package's `exports`, so the built files
+ * of dist/, never the sources) and serves it at `/` on a loopback port. Throws when the bundle
+ * reaches into src/ or misses the dist file it must test.
+ */
+export async function servePage(entry: string, options: { title: string; mustBundle: string }): Promise<ServedPage> {
+  const { createServer } = await import('node:http');
+  const { build } = await import('esbuild');
+  const root = new URL('../../', import.meta.url).pathname;
+  if (!existsSync(`${root}${options.mustBundle}`)) throw new Error('dist/ is missing: run npm run build first.');
+  const bundle = await build({
+    entryPoints: [`${root}${entry}`],
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+    // Not the repository's tsconfig paths (which map pix-usdt to src/): the package's exports.
+    tsconfigRaw: '{}',
+  });
+  const sources = Object.keys(bundle.metafile.inputs).filter((input) => !input.includes('node_modules/'));
+  if (!sources.includes(options.mustBundle) || sources.some((input) => input.startsWith('src/'))) {
+    throw new Error(`The page must bundle the built package, not the sources: ${sources.join(', ')}`);
+  }
+  const script = bundle.outputFiles[0]!.text;
+  const html = `<!doctype html><meta charset="utf-8"><title>${options.title}</title><body></body><script type="module" src="/page.js"></script>`;
+  const server = createServer((req, res) => {
+    if (req.url === '/page.js') res.writeHead(200, { 'content-type': 'text/javascript' }).end(script);
+    else res.writeHead(200, { 'content-type': 'text/html' }).end(html);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return { origin: `http://127.0.0.1:${port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}

@@ -7,19 +7,11 @@ import { fstatSync } from 'node:fs';
 import type { ServeOptions } from '../commands/serve.js';
 import { type ReadyLine, type RunningServer, startServer } from '../main.js';
 import { EXIT, type Io } from './io.js';
+import { processAlive } from '../process.js';
 
 /** How often the parent's liveness is checked. */
 const PARENT_CHECK_MS = 500;
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists, it is just not ours to signal.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * Calls `stop` once the process that started the server is gone. `npx` (and shells, and
@@ -35,7 +27,7 @@ function stopWithParent(stop: (why: string) => void): void {
   // pid 1 (or none) as parent: started by init or a container runtime; there is nothing to outlive.
   if (parent > 1) {
     const timer = setInterval(() => {
-      if (process.ppid !== parent || !alive(parent)) stop('its parent process exited');
+      if (process.ppid !== parent || !processAlive(parent)) stop('its parent process exited');
     }, PARENT_CHECK_MS);
     timer.unref();
   }

@@ -1,0 +1,15 @@
+/**
+ * Small process helpers shared by the server's commands and its data folder.
+ * @module
+ */
+
+/** Whether a process with this pid exists (signal 0 checks without signalling). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists, it is just not ours to signal.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
