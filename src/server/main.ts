@@ -100,11 +100,8 @@ export async function startServer(options: ServerOptions, log: (line: string) =>
     const { entries, tornBytes } = store.replayed;
     log(`pix-usdt-sandbox: data in ${store.dir} (${store.origin === 'new' ? 'new' : `restored, ${entries} journal entries`}${tornBytes > 0 ? `; dropped a cut-short last journal line of ${tornBytes} bytes, a mutation never answered` : ''})`);
   }
-  // A restored folder brings the price feed and limits it stored; flags given at this start win.
-  if (store !== null && store.origin !== 'new') {
-    if (options.settings?.pricing !== undefined) sandbox.setPrice(options.settings.pricing);
-    if (limitFlags !== undefined) sandbox.setLimits(limitFlags);
-  }
+  // The setting flags are the defaults of this start: a restored tenant keeps what it set itself
+  // (its own price, limits, timings survive a restart, kill -9 included), the rest follows them.
   // The origin is only known once listening (port 0); the listener reads it then.
   let origin = '';
   let closing: Promise<void> | null = null;
