@@ -312,6 +312,18 @@ export class SandboxImpl implements Sandbox {
     return journalParts(this.#platform, this.#trackers, tenantIds, full);
   }
 
+  /**
+   * The tenant whose live API key an `Authorization: Bearer <key>` header carries, and a check
+   * that the key is still live (a rotation revokes it); `null` for anything else. The server
+   * attributes its log lines and its log feed's readers with it.
+   */
+  keyOwner(authorization: string | null | undefined): { tenantId: string; live: () => boolean } | null {
+    if (authorization === null || authorization === undefined || !authorization.startsWith('Bearer ')) return null;
+    const key = this.#platform.keys.get(authorization.slice(7));
+    if (key === undefined || key.revokedAt !== null || !this.#platform.tenants.has(key.tenantId)) return null;
+    return { tenantId: key.tenantId, live: () => key.revokedAt === null && this.#platform.keys.get(key.secret) === key };
+  }
+
   /** Ids of every tenant. */
   tenantIds(): string[] {
     return [...this.#platform.tenants.keys()];
