@@ -241,6 +241,8 @@ export function loadSnapshot(platform: Platform, input: SandboxSnapshot | string
   if (snap.environment !== platform.settings.environment) {
     throw new TypeError(`The snapshot is of a ${snap.environment} sandbox; this one is ${platform.settings.environment}.`);
   }
+  // Checked before anything changes: a snapshot refused leaves the sandbox as it was.
+  const own = new Map(snap.tenants.map((t) => [t.id, ownSettingsOf(t.settings, t.id)]));
   platform.random.state = snap.random;
   platform.cursorSecret = snap.cursorSecret;
   platform.platformUsage = new Map(snap.platformUsage);
@@ -252,7 +254,7 @@ export function loadSnapshot(platform: Platform, input: SandboxSnapshot | string
     const clock = platform.newClock(t.id);
     clock.set(Math.max(Date.parse(t.now), notBefore ?? -Infinity));
     const tenant = createTenantState(t.id, clock, platform.defaults);
-    platform.adoptSettings(tenant, ownSettingsOf(t.settings, t.id));
+    platform.adoptSettings(tenant, own.get(t.id) ?? null);
     for (const u of t.users) {
       tenant.users.insert(u);
       tenant.cpfIndex.set(u.cpf, u.id);
