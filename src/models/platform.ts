@@ -262,12 +262,14 @@ export type SandboxLimits = z.infer<typeof SandboxLimits>;
 
 /**
  * Sandbox extension: body of `POST /v1/test_helpers/limits` (the fields given change; the rest
- * stay). `platform_scope` is the operator's (read-only here); under shared platform limits the
- * `platform` level is the operator's too.
+ * stay). `platform_scope` is the operator's (read-only: accepted unchanged, refused otherwise);
+ * so is the `platform` level under shared platform limits.
  */
 export const SetLimitsBody = /* @__PURE__ */ lazy(() =>
   z.strictObject({
     platform: z.optional(LimitPairIn),
+    /** Read-only: accepted when it is the scope in force (a GET body posts back), refused otherwise. */
+    platform_scope: z.optional(z.enum(['tenant', 'shared'])),
     partner: z.optional(LimitPairIn),
     user: z.optional(LimitPairIn),
   }));

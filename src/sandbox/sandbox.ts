@@ -44,7 +44,7 @@ function seconds(value: number | undefined, fallback: number, name: string): num
 function defaultsOf(options: SandboxOptions): ReturnType<typeof defaultSettings> {
   const { platformScope = 'tenant', ...limits } = options.limits ?? {};
   if (platformScope !== 'tenant' && platformScope !== 'shared') throw new RangeError("createSandbox: limits.platformScope must be 'tenant' or 'shared'.");
-  const check = { platformScope, operator: true } as const;
+  const check = { operator: true } as const;
   const parts: OwnSettings = {};
   if (options.pricing !== undefined) parts.price = settingsFromOptions('price', options.pricing, 'createSandbox: pricing', check);
   if (options.limits !== undefined) parts.limits = settingsFromOptions('limits', limits, 'createSandbox: limits', check);
@@ -233,7 +233,7 @@ export class SandboxImpl implements Sandbox {
     const platform = this.#platform;
     const change = <K extends SettingsKind>(kind: K, input: unknown, where: string): void => {
       const tenant = this.#tenant(id());
-      platform.changeSettings(tenant, kind, settingsFromOptions(kind, input, where, { platformScope: platform.platformScope, operator: false }));
+      platform.changeSettings(tenant, kind, settingsFromOptions(kind, input, where, { operator: false, scope: platform }));
     };
     return {
       get price(): PricingSettings {

@@ -36,7 +36,7 @@ type Check = { kind: 'price' | 'limits' | 'timings'; body: Record<string, unknow
 
 function check({ kind, body, flags }: Check): Record<string, unknown> | undefined {
   if (Object.keys(body).length === 0) return undefined;
-  const parsed = parseSettings(kind, body, { platformScope: 'tenant', operator: true });
+  const parsed = parseSettings(kind, body, { operator: true });
   if (parsed.ok) return parsed.patch as Record<string, unknown>;
   const issue = parsed.issues[0] as { path: string; message: string };
   const flag = flags.get(issue.path) ?? flags.get(issue.path.split('.')[0] as string) ?? kind;

@@ -89,7 +89,15 @@ describe('settings per tenant, in process', () => {
     expect(answer.body.details.issues).toEqual([{ path: 'platform', message: expect.stringContaining('the operator') }]);
     const scope = await raw(sandbox, 'POST', '/v1/test_helpers/limits', { platform_scope: 'tenant' });
     expect(scope.body.details.issues).toEqual([{ path: 'platform_scope', message: expect.stringContaining("Read-only: the platform scope is the operator's") }]);
-    expect((await raw(sandbox, 'GET', '/v1/test_helpers/limits')).body).toMatchObject({ platform: { daily: '1000.00' }, platform_scope: 'shared', user: { daily: '70.00' } });
+    const limits = await raw(sandbox, 'GET', '/v1/test_helpers/limits');
+    expect(limits.body).toMatchObject({ platform: { daily: '1000.00' }, platform_scope: 'shared', user: { daily: '70.00' } });
+    // The operator's fields sent unchanged (a GET body posted back) are accepted, and change nothing.
+    const back = await raw(sandbox, 'POST', '/v1/test_helpers/limits', limits.body);
+    expect([back.status, back.body]).toEqual([200, limits.body]);
+    sandbox.setLimits({ platform: { daily: '1000.00' } });
+    const changed = sandbox.inspector.tenant(sandbox.tenantId).settings.changed;
+    expect(changed).toContain('limits.user.daily');
+    expect(changed.filter((c) => c.startsWith('limits.platform'))).toEqual([]);
     expect(() => createSandbox({ limits: { platformScope: 'global' as never } })).toThrow(/platformScope must be 'tenant' or 'shared'/);
   });
 

@@ -76,31 +76,46 @@ const OPTION_NAMES = Object.fromEntries(
   Object.entries(WIRE_NAMES).map(([kind, names]) => [kind, Object.fromEntries(Object.entries(names).map(([option, wire]) => [wire, option]))]),
 ) as Record<SettingsKind, Record<string, string>>;
 
-/** Why `platform_scope` is refused from a tenant. */
+/** Why a `platform_scope` other than the one in force is refused. */
 export const PLATFORM_SCOPE_IS_THE_OPERATORS =
-  "Read-only: the platform scope is the operator's (serve --shared-platform-limits, or createSandbox({ limits: { platformScope } })); leave the field out";
-/** Why `platform` is refused from a tenant under shared platform limits. */
+  "Read-only: the platform scope is the operator's (serve --shared-platform-limits, or createSandbox({ limits: { platformScope } })); send it unchanged or leave it out";
+/** Why a `platform` level other than the one in force is refused under shared platform limits. */
 export const SHARED_PLATFORM_IS_THE_OPERATORS =
-  "Under shared platform limits the platform limit is one for every tenant, the operator's (serve --limit platform.daily=..., or createSandbox({ limits: { platform } })); a tenant sets its partner and user levels";
+  "Under shared platform limits the platform limit is one for every tenant, the operator's (serve --limit platform.daily=..., or createSandbox({ limits: { platform } })): send it unchanged or leave it out; a tenant sets its partner and user levels";
+
+/** Who changes: the operator (options, flags: no rule applies), or a tenant under the sandbox's scope. */
+export type ChangeBy = { operator: true } | { operator: false; scope: SettingsScope };
 
 /**
- * The operator's rules on a tenant's change (the schemas cannot say them): `platform_scope` is
- * never a tenant's, and neither is the `platform` level under shared platform limits. Wire names.
+ * The operator's rules on a tenant's change, which the schemas cannot say: `platform_scope` and,
+ * under shared platform limits, the `platform` level are the operator's. Sent unchanged (a GET
+ * body posted back) they are accepted and dropped; a different value is refused. Returns the
+ * issues (wire names) and the body without those fields.
  */
-export function tenantRules(kind: SettingsKind, wire: Record<string, unknown>, platformScope: PlatformScope): Issue[] {
-  if (kind !== 'limits') return [];
+export function tenantRules(kind: SettingsKind, wire: Record<string, unknown>, scope: SettingsScope): { issues: Issue[]; rest: Record<string, unknown> } {
+  if (kind !== 'limits') return { issues: [], rest: wire };
   const issues: Issue[] = [];
-  if ('platform_scope' in wire) issues.push({ path: 'platform_scope', message: PLATFORM_SCOPE_IS_THE_OPERATORS });
-  if (platformScope === 'shared' && wire['platform'] !== undefined) issues.push({ path: 'platform', message: SHARED_PLATFORM_IS_THE_OPERATORS });
-  return issues;
+  const rest = { ...wire };
+  if ('platform_scope' in rest) {
+    if (rest['platform_scope'] !== scope.platformScope) issues.push({ path: 'platform_scope', message: PLATFORM_SCOPE_IS_THE_OPERATORS });
+    delete rest['platform_scope'];
+  }
+  const platform = rest['platform'];
+  if (scope.platformScope === 'shared' && platform !== undefined) {
+    const inForce = scope.defaults.limits.platform as unknown as Record<string, unknown>;
+    const given = typeof platform === 'object' && platform !== null ? Object.entries(platform).filter(([, v]) => v !== undefined) : [['', platform]];
+    if (given.some(([period, value]) => inForce[period as string] !== value)) issues.push({ path: 'platform', message: SHARED_PLATFORM_IS_THE_OPERATORS });
+    delete rest['platform'];
+  }
+  return { issues, rest };
 }
 
 /** A wire body's fields as a patch (in-process names), timings kept to the millisecond. */
 function patchOf(kind: SettingsKind, wire: Record<string, unknown>): OwnSettings[SettingsKind] {
   const out: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(wire)) {
-    if (value === undefined) continue;
-    const option = OPTION_NAMES[kind][name] as string;
+    const option = OPTION_NAMES[kind][name];
+    if (value === undefined || option === undefined) continue;
     if (kind === 'timings') out[option] = Math.round((value as number) * 1000) / 1000;
     else if (kind === 'limits') out[option] = Object.fromEntries(Object.entries(value as object).filter(([, v]) => v !== undefined));
     else out[option] = value;
@@ -113,21 +128,18 @@ export type SettingsParse<K extends SettingsKind> = { ok: true; patch: NonNullab
 
 /**
  * Validates a change given in wire names (a route's body, the serve flags): the schema of the
- * route, then, for a tenant's change (`operator: false`), the operator's rules. Issues name
- * wire fields.
+ * route, then, for a tenant's change, the operator's rules. Issues name wire fields.
  */
-export function parseSettings<K extends SettingsKind>(kind: K, wire: unknown, options: { platformScope: PlatformScope; operator: boolean }): SettingsParse<K> {
-  const rules = !options.operator && typeof wire === 'object' && wire !== null ? tenantRules(kind, wire as Record<string, unknown>, options.platformScope) : [];
-  // The operator's rule reads better than the schema's "unknown field": drop what it already named.
-  const checked = rules.some((i) => i.path === 'platform_scope') ? omit(wire as Record<string, unknown>, 'platform_scope') : wire;
-  const parsed = parseRequest(SCHEMAS[kind] as unknown as Parameters<typeof parseRequest>[0], checked);
-  if (!parsed.ok || rules.length > 0) return { ok: false, issues: [...rules, ...(parsed.ok ? [] : parsed.issues)] };
-  return { ok: true, patch: patchOf(kind, parsed.value as Record<string, unknown>) as NonNullable<OwnSettings[K]> };
-}
-
-function omit(value: Record<string, unknown>, name: string): Record<string, unknown> {
-  const { [name]: _, ...rest } = value;
-  return rest;
+export function parseSettings<K extends SettingsKind>(kind: K, wire: unknown, by: ChangeBy): SettingsParse<K> {
+  const parsed = parseRequest(SCHEMAS[kind] as unknown as Parameters<typeof parseRequest>[0], wire);
+  if (!parsed.ok) return { ok: false, issues: parsed.issues };
+  let body = parsed.value as Record<string, unknown>;
+  if (!by.operator) {
+    const ruled = tenantRules(kind, body, by.scope);
+    if (ruled.issues.length > 0) return { ok: false, issues: ruled.issues };
+    body = ruled.rest;
+  }
+  return { ok: true, patch: patchOf(kind, body) as NonNullable<OwnSettings[K]> };
 }
 
 /**
@@ -135,7 +147,7 @@ function omit(value: Record<string, unknown>, name: string): Record<string, unkn
  * `setTimings`): the same rules as the routes, field names as the caller wrote them. Throws a
  * `RangeError` (`setPrice: midRate: Expected ...`) on any mistake.
  */
-export function settingsFromOptions<K extends SettingsKind>(kind: K, input: unknown, where: string, options: { platformScope: PlatformScope; operator: boolean }): NonNullable<OwnSettings[K]> {
+export function settingsFromOptions<K extends SettingsKind>(kind: K, input: unknown, where: string, by: ChangeBy): NonNullable<OwnSettings[K]> {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new RangeError(`${where}: expected an object of settings.`);
   const wire: Record<string, unknown> = {};
   const issues: Issue[] = [];
@@ -146,7 +158,7 @@ export function settingsFromOptions<K extends SettingsKind>(kind: K, input: unkn
     else wire[wireName] = value;
   }
   if (issues.length === 0) {
-    const parsed = parseSettings(kind, wire, options);
+    const parsed = parseSettings(kind, wire, by);
     if (parsed.ok) return parsed.patch;
     for (const issue of parsed.issues) {
       const [head = '', ...rest] = issue.path.split('.');
@@ -223,8 +235,7 @@ export function ownSettingsOf(value: unknown, tenantId: string): OwnSettings | n
   for (const [kind, part] of Object.entries(value)) {
     if (!(kind in SCHEMAS)) throw new RangeError(`Snapshot of tenant ${tenantId}: unknown settings ${JSON.stringify(kind)}.`);
     if (part === undefined) continue;
-    const options = { platformScope: 'tenant', operator: true } as const;
-    (own as Record<string, unknown>)[kind] = settingsFromOptions(kind as SettingsKind, part, `Snapshot of tenant ${tenantId}, settings.${kind}`, options);
+    (own as Record<string, unknown>)[kind] = settingsFromOptions(kind as SettingsKind, part, `Snapshot of tenant ${tenantId}, settings.${kind}`, { operator: true });
   }
   return Object.keys(own).length === 0 ? null : own;
 }

@@ -27,7 +27,7 @@ import { getTransaction, payTransaction } from '../../core/transactions.js';
 import { applyKyc, liveUser } from '../../core/users.js';
 import type { FailureReason } from '../../../models/index.js';
 import type { ConversionRec, TenantState } from '../../core/state.js';
-import { type SettingsKind, type TenantSettings, limitsOut, parseSettings, priceOut, settingsError, tenantRules, timingsOut } from '../../core/settings.js';
+import { type SettingsKind, type TenantSettings, limitsOut, parseSettings, priceOut, settingsError, timingsOut } from '../../core/settings.js';
 import { IdParams } from './shared.js';
 import { type RouteContext, type RouteDef, created, define, ok } from './types.js';
 
@@ -172,10 +172,6 @@ export const TEST_HELPER_ROUTES: RouteDef[] = [
     path: `${BASE}/limits`,
     idempotency: 'optional',
     body: SetLimitsBody,
-    // `platform_scope` is the operator's: say so rather than "unknown field".
-    precheck(body) {
-      if (typeof body === 'object' && body !== null && 'platform_scope' in body) throw settingsError(tenantRules('limits', body as Record<string, unknown>, 'tenant'));
-    },
     handler: ({ world, tenant, body }) => ok(limitsOut(change(world, tenant, 'limits', body).limits)),
   }),
   define({ ...control, method: 'GET', path: `${BASE}/settings`, handler: ({ tenant }) => ok(timingsOut(tenant.settings.timings)) }),
@@ -191,7 +187,7 @@ export const TEST_HELPER_ROUTES: RouteDef[] = [
 
 /** Applies a tenant's change given in wire names (the body the schema parsed), under the operator's rules; its settings after. */
 function change(world: Platform, tenant: TenantState, kind: SettingsKind, body: unknown): TenantSettings {
-  const parsed = parseSettings(kind, body, { platformScope: world.platformScope, operator: false });
+  const parsed = parseSettings(kind, body, { operator: false, scope: world });
   if (!parsed.ok) throw settingsError(parsed.issues);
   world.changeSettings(tenant, kind, parsed.patch);
   return tenant.settings;
