@@ -13,9 +13,12 @@ import type { FaultAction, FaultPlan, FaultPlanInput } from './plans.js';
 const Count = z.optional(z.int().check(z.gte(1), z.lte(1_000_000_000)));
 const ErrorCodeSchema = z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]);
 
+// `METHOD PATH` or `PATH`: METHOD `*` or methods joined by `|`; PATH from `/`, no spaces (plans.ts reads it).
+const MATCH = /^(?:(?:\*|(?:GET|POST|PATCH|DELETE|PUT)(?:\|(?:GET|POST|PATCH|DELETE|PUT))*) )?\/\S*$/;
+
 /** Body of `POST /v1/test_helpers/faults`. */
 export const CreateFaultBody = z.strictObject({
-  match: z.string().check(z.minLength(1), z.maxLength(500)),
+  match: z.string().check(z.minLength(1), z.maxLength(500), z.regex(MATCH, 'Expected "METHOD /path" or "/path": METHOD * or GET, POST, PATCH, DELETE, PUT joined by |')),
   nth: Count,
   times: Count,
   every: Count,
