@@ -231,30 +231,26 @@ export class SandboxImpl implements Sandbox {
     const id = typeof tenantId === 'function' ? tenantId : () => tenantId;
     if (typeof tenantId === 'string') this.#tenant(tenantId);
     const platform = this.#platform;
+    const tenant = (): TenantState => this.#tenant(id());
     const change = <K extends SettingsKind>(kind: K, input: unknown, where: string): void => {
-      const tenant = this.#tenant(id());
-      platform.changeSettings(tenant, kind, settingsFromOptions(kind, input, where, { operator: false, scope: platform }));
+      platform.changeSettings(tenant(), kind, settingsFromOptions(kind, input, where, { operator: false, scope: platform }));
     };
+    // Getters answer copies: a caller mutating what it read changes nothing.
     return {
       get price(): PricingSettings {
-        return { ...tenantOf().settings.price };
+        return { ...tenant().settings.price };
       },
       setPrice: (price) => change('price', price, 'setPrice'),
       get limits(): LimitSettings & { platformScope: PlatformScope } {
-        const { platform: p, partner, user, platformScope } = tenantOf().settings.limits;
+        const { platform: p, partner, user, platformScope } = tenant().settings.limits;
         return { platform: { ...p }, partner: { ...partner }, user: { ...user }, platformScope };
       },
       setLimits: (limits) => change('limits', limits, 'setLimits'),
       get timings(): TimingSettings {
-        return { ...tenantOf().settings.timings };
+        return { ...tenant().settings.timings };
       },
       setTimings: (timings) => change('timings', timings, 'setTimings'),
     };
-    function tenantOf(): TenantState {
-      const tenant = platform.tenants.get(id());
-      if (!tenant) throw new RangeError(`No tenant ${id()} in this sandbox.`);
-      return tenant;
-    }
   }
 
   createTenant(options: { capabilities?: string[] } = {}): SandboxTenant {
