@@ -80,7 +80,7 @@ describe('serve --price --quote-ttl --limit ...', () => {
       stopAll();
       rmSync(dir, { recursive: true, force: true });
     }
-  });
+  }, 60_000);
 
   it('a bad value exits with code 2 and names the flag', async () => {
     for (const [flag, value] of [

@@ -139,7 +139,7 @@ describe('two tenants on one server (issue 21)', () => {
       stopAll();
       rmSync(dir, { recursive: true, force: true });
     }
-  });
+  }, 60_000);
 
   it('--shared-platform-limits: the platform limit is the operator\'s; a tenant still sets its own partner and user levels', async () => {
     const { ready } = await serve(['--shared-platform-limits', '--limit', 'platform.daily=900.00']);
