@@ -1,5 +1,5 @@
 // `npm run bench`: runs every bench module's `run()`, each in a fresh process (client, cold start, webhooks on Node and in Chromium,
-// sandbox, scale), then writes each figure beside its target and a verdict into
+// sandbox, scale, persistence, neighbours), then writes each figure beside its target and a verdict into
 // docs/performance.md, between the markers below (and prints the same Markdown block).
 // A missing or failing module is reported and the others still run.
 //
@@ -169,6 +169,29 @@ const READERS: Record<string, Reader> = {
     }
     return rows;
   },
+  neighbours(result) {
+    const r = result as { pattern: number; matchMicros: number; phases: Array<{ phase: string; p50: number; p99: number; aRequests: number }> };
+    const by = (phase: string) => r.phases.find((p) => p.phase === phase) as (typeof r.phases)[number];
+    const [alone, trivial, worst] = [by('alone'), by('trivial'), by('worst')];
+    const ratio = worst.p50 / trivial.p50;
+    return [
+      ...r.phases.map((p) => ({
+        area: 'Neighbours',
+        figure: `tenant B's GET /v1/users on one server, ${p.phase === 'alone' ? 'A idle' : `A sending ${p.aRequests.toLocaleString('en')} POSTs against a ${p.phase} fault plan`}: p50 / p99`,
+        measured: `${fmt(p.p50, 2)} / ${fmt(p.p99, 2)} ms`,
+        target: '',
+        verdict: 'info' as const,
+      })),
+      {
+        area: 'Neighbours',
+        figure: `B's p50 with A's worst plan (${r.pattern} characters of \`/**\`) / with a trivial plan, same load from A (p99: x${fmt(worst.p99 / trivial.p99, 2)})`,
+        measured: `x${fmt(ratio, 2)}`,
+        target: '<= x1.25',
+        verdict: verdict(ratio <= 1.25),
+      },
+      { area: 'Neighbours', figure: `one match of that pattern against a 5-segment path (A idle: B's p50 ${fmt(alone.p50, 2)} ms)`, measured: `${fmt(r.matchMicros, 2)} us`, target: '', verdict: 'info' },
+    ];
+  },
   scale(result) {
     const r = result as { count: number; bytesPerConversion: number | null; lists: Array<{ filter: string; small: Fig; large: Fig; ratio: number }> };
     const rows: Row[] = [
@@ -193,7 +216,7 @@ const READERS: Record<string, Reader> = {
   },
 };
 
-const MODULES = ['client', 'cold-start', 'webhooks', 'webhooks-browser', 'sandbox', 'scale', 'persistence'] as const;
+const MODULES = ['client', 'cold-start', 'webhooks', 'webhooks-browser', 'sandbox', 'scale', 'persistence', 'neighbours'] as const;
 
 function markdown(rows: Row[], notes: string[], seconds: number): string {
   const cpus = availableParallelism();

@@ -10,6 +10,7 @@
 // shapes them (src/sandbox/core/conversions.ts), each with its own id and amount strings.
 // They get no timers and no limit reservations: neither is involved in listing.
 import { Platform, type PlatformSettings as EngineSettings } from '../src/sandbox/core/platform.js';
+import { defaultSettings } from '../src/sandbox/core/settings.js';
 import { App } from '../src/sandbox/http/app.js';
 import { CORE_ROUTES } from '../src/sandbox/http/routes/index.js';
 import type { ConversionRec, TenantState } from '../src/sandbox/core/state.js';
@@ -32,15 +33,11 @@ function engine(): { engine: Engine; tenant: TenantState; key: string } {
     environment: 'sandbox',
     start: T0,
     seed: 'scale',
-    quoteTtlMs: 300_000,
-    depositWindowMs: 900_000,
-    settlementDelayMs: 60_000,
-    transactionWindowMs: 900_000,
     idempotencyTtlMs: 86_400_000,
     eventLogSize: 10_000,
     quoteRateLimit: 0,
   };
-  const e = new Engine(settings);
+  const e = new Engine(settings, defaultSettings({}, 'tenant'));
   const { tenant, key } = e.createTenant();
   e.defaultTenantId = tenant.id;
   return { engine: e, tenant, key: key.secret };

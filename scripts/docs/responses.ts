@@ -103,14 +103,14 @@ export const RESPONSES: Readonly<Record<string, SuccessResponse>> = {
   'DELETE /v1/test_helpers/faults/:id': { ...ok('testHelpers.faults.delete', 'DeletedFaultPlan', 'Remove one fault plan'), noClientMethod: true },
   'GET /v1/test_helpers/clock': ok('testHelpers.clock.retrieve', 'ClockState', "The caller's tenant clock"),
   'POST /v1/test_helpers/clock/advance': ok('testHelpers.clock.advance', 'ClockState', "Advance the caller's tenant clock; timers due in that span fire, in order"),
-  // Sandbox-wide controls (docs/sandbox.md); in process: sandbox.setPrice, setLimits and the createSandbox options.
-  'GET /v1/test_helpers/price': { ...ok('testHelpers.price.retrieve', 'PriceFeed', 'The price feed of the sandbox'), noClientMethod: true },
-  'POST /v1/test_helpers/price': { ...ok('testHelpers.price.update', 'PriceFeed', 'Move the price feed (rate, spread, fee) or take it down'), noClientMethod: true },
-  'GET /v1/test_helpers/limits': { ...ok('testHelpers.limits.retrieve', 'SandboxLimits', 'The volume limits of the sandbox, in BRL'), noClientMethod: true },
-  'POST /v1/test_helpers/limits': { ...ok('testHelpers.limits.update', 'SandboxLimits', 'Change the volume limits'), noClientMethod: true },
-  'GET /v1/test_helpers/settings': { ...ok('testHelpers.settings.retrieve', 'SandboxSettings', 'Quote TTL, deposit window and settlement delay'), noClientMethod: true },
+  // The caller tenant's own settings (docs/sandbox.md); in process: sandbox.settingsOf(id), and the createSandbox options for every tenant's start.
+  'GET /v1/test_helpers/price': { ...ok('testHelpers.price.retrieve', 'PriceFeed', "The caller tenant's price feed"), noClientMethod: true },
+  'POST /v1/test_helpers/price': { ...ok('testHelpers.price.update', 'PriceFeed', "Move the caller tenant's price feed (rate, spread, fee) or take it down; no other tenant's changes"), noClientMethod: true },
+  'GET /v1/test_helpers/limits': { ...ok('testHelpers.limits.retrieve', 'SandboxLimits', "The caller tenant's volume limits, in BRL"), noClientMethod: true },
+  'POST /v1/test_helpers/limits': { ...ok('testHelpers.limits.update', 'SandboxLimits', "Change the caller tenant's volume limits"), noClientMethod: true },
+  'GET /v1/test_helpers/settings': { ...ok('testHelpers.settings.retrieve', 'SandboxSettings', "The caller tenant's quote TTL, deposit window and settlement delay"), noClientMethod: true },
   'POST /v1/test_helpers/settings': {
-    ...ok('testHelpers.settings.update', 'SandboxSettings', 'Change the quote TTL, deposit window or settlement delay of what is created next'),
+    ...ok('testHelpers.settings.update', 'SandboxSettings', "Change the caller tenant's quote TTL, deposit window or settlement delay, for what it creates next"),
     noClientMethod: true,
   },
 };

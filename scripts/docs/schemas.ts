@@ -51,6 +51,16 @@ function baseOptions(io: 'input' | 'output'): Parameters<typeof z.toJSONSchema>[
         const properties = ctx.jsonSchema['properties'] as Record<string, JsonSchema>;
         (properties['capabilities'] as JsonSchema)['items'] = { type: 'string', enum: [...CAPABILITIES] };
       }
+      // The operator's fields of a tenant's limits (src/sandbox/core/settings.ts, tenantRules).
+      if (ctx.zodSchema === models.SetLimitsBody) {
+        const properties = ctx.jsonSchema['properties'] as Record<string, JsonSchema>;
+        Object.assign(properties['platform_scope'] as JsonSchema, {
+          readOnly: true,
+          description: "The operator's (serve --shared-platform-limits): accepted when it is the scope in force, so that a GET body posts back; any other value is refused.",
+        });
+        (properties['platform'] as JsonSchema)['description'] =
+          "The caller tenant's platform level; under shared platform limits the operator's, accepted only as in force.";
+      }
       const known = models.openEnumValues(ctx.zodSchema);
       if (known !== undefined) ctx.jsonSchema['x-extensible-enum'] = [...known];
       // Response metadata is parsed loosely (bundle size), but the API answers strings only.

@@ -4,7 +4,7 @@
  */
 import * as z from 'zod/mini';
 import { lazy } from './lazy.js';
-import { Decimal, ListParams, NullableString, OptionalTimestamp, Timestamp, openEnum } from './common.js';
+import { ListParams, NullableString, OptionalTimestamp, Timestamp, openEnum } from './common.js';
 
 /**
  * What an API key looks like: `sk_test_` (sandbox) or `sk_live_` (production) and 32 letters
@@ -218,13 +218,30 @@ export const PriceFeed = /* @__PURE__ */ lazy(() =>
 /** Sandbox extension: the price feed every quote and liquidation reads. */
 export type PriceFeed = z.infer<typeof PriceFeed>;
 
+// The settings' rules, once: the sandbox validates the routes' bodies, `createSandbox` options, the
+// in-process setters and the `serve` flags with these schemas (src/sandbox/core/settings.ts), and
+// docs/openapi.json is generated from them, so the document states exactly what is accepted.
+const RATE_MESSAGE = 'Expected a decimal string from 0.01 with at most 6 decimals, such as "5.40"';
+const USDT_MESSAGE = 'Expected a non-negative decimal string with at most 6 decimals, such as "1.00"';
+const BRL_MESSAGE = 'Expected a non-negative decimal string with at most 2 decimals, such as "1000.00"';
+
+/** A mid rate: BRL per USDT, at least 0.01 (so that a 9,999 bps spread still leaves a rate), 6 decimals at most (rates are priced to 6). */
+const MidRate = /* @__PURE__ */ lazy(() =>
+  z.string(RATE_MESSAGE).check(z.regex(/^(?:[1-9]\d{0,17}(?:\.\d{1,6})?|0\.(?:0[1-9]\d{0,4}|[1-9]\d{0,5}))$/, RATE_MESSAGE)));
+/** A USDT amount of a setting (the withdrawal fee): USDT has 6 decimals. */
+const UsdtSetting = /* @__PURE__ */ lazy(() =>
+  z.string(USDT_MESSAGE).check(z.regex(/^(0|[1-9]\d{0,17})(\.\d{1,6})?$/, USDT_MESSAGE)));
+/** A BRL amount of a setting (a limit): BRL has 2 decimals. */
+const BrlSetting = /* @__PURE__ */ lazy(() =>
+  z.string(BRL_MESSAGE).check(z.regex(/^(0|[1-9]\d{0,17})(\.\d{1,2})?$/, BRL_MESSAGE)));
+
 /** Sandbox extension: body of `POST /v1/test_helpers/price` (the fields given change; the rest stay). */
 export const SetPriceBody = /* @__PURE__ */ lazy(() =>
   z.strictObject({
-    /** BRL per USDT, a positive decimal string. */
-    mid_rate: z.optional(Decimal),
+    /** BRL per USDT: from 0.01, at most 6 decimals. */
+    mid_rate: z.optional(MidRate),
     spread_bps: z.optional(z.int().check(z.gte(0), z.lte(9_999))),
-    withdrawal_fee_usdt: z.optional(Decimal),
+    withdrawal_fee_usdt: z.optional(UsdtSetting),
     /** `false`: quotes and liquidations answer 503 `price_feed_unavailable`. */
     available: z.optional(z.boolean()),
   }));
@@ -235,19 +252,23 @@ export type SetPriceBody = z.infer<typeof SetPriceBody>;
 const LimitPairOut = /* @__PURE__ */ lazy(() =>
   z.looseObject({ daily: z.string(), monthly: z.string() }));
 const LimitPairIn = /* @__PURE__ */ lazy(() =>
-  z.strictObject({ daily: z.optional(Decimal), monthly: z.optional(Decimal) }));
+  z.strictObject({ daily: z.optional(BrlSetting), monthly: z.optional(BrlSetting) }));
 
-/** Sandbox extension: the volume limits in BRL (`GET` and `POST /v1/test_helpers/limits`). */
+/** Sandbox extension: the caller tenant's volume limits in BRL (`GET` and `POST /v1/test_helpers/limits`). */
 export const SandboxLimits = /* @__PURE__ */ lazy(() =>
   z.looseObject({ platform: LimitPairOut, platform_scope: z.string(), partner: LimitPairOut, user: LimitPairOut }));
 /** Sandbox extension: the volume limits in BRL. */
 export type SandboxLimits = z.infer<typeof SandboxLimits>;
 
-/** Sandbox extension: body of `POST /v1/test_helpers/limits` (the fields given change; the rest stay). */
+/**
+ * Sandbox extension: body of `POST /v1/test_helpers/limits` (the fields given change; the rest
+ * stay). `platform_scope` is the operator's (read-only: accepted unchanged, refused otherwise);
+ * so is the `platform` level under shared platform limits.
+ */
 export const SetLimitsBody = /* @__PURE__ */ lazy(() =>
   z.strictObject({
     platform: z.optional(LimitPairIn),
-    /** `tenant`: each tenant is its own platform; `shared`: one platform usage for every tenant. */
+    /** Read-only: accepted when it is the scope in force (a GET body posts back), refused otherwise. */
     platform_scope: z.optional(z.enum(['tenant', 'shared'])),
     partner: z.optional(LimitPairIn),
     user: z.optional(LimitPairIn),
@@ -255,14 +276,15 @@ export const SetLimitsBody = /* @__PURE__ */ lazy(() =>
 /** Sandbox extension: body of `POST /v1/test_helpers/limits`. */
 export type SetLimitsBody = z.infer<typeof SetLimitsBody>;
 
-/** Sandbox extension: timing settings (`GET` and `POST /v1/test_helpers/settings`), in seconds. */
+/** Sandbox extension: the caller tenant's timing settings (`GET` and `POST /v1/test_helpers/settings`), in seconds. */
 export const SandboxSettings = /* @__PURE__ */ lazy(() =>
   z.looseObject({ quote_ttl_seconds: z.number(), deposit_window_seconds: z.number(), settlement_delay_seconds: z.number() }));
 /** Sandbox extension: timing settings, in seconds. */
 export type SandboxSettings = z.infer<typeof SandboxSettings>;
 
+/** A duration setting in seconds: from 1 ms to a year, kept to the millisecond. */
 const Seconds = /* @__PURE__ */ lazy(() =>
-  z.int().check(z.gte(1), z.lte(31_536_000)));
+  z.number().check(z.gte(0.001), z.lte(31_536_000)));
 
 /** Sandbox extension: body of `POST /v1/test_helpers/settings` (applies to quotes and conversions created afterwards). */
 export const SetSettingsBody = /* @__PURE__ */ lazy(() =>

@@ -11,12 +11,13 @@
 import { SandboxImpl } from './sandbox.js';
 import type { Sandbox, SandboxOptions } from './types.js';
 
-export type { Sandbox, SandboxClientOptions, SandboxEvents, SandboxOptions, SandboxTenant } from './types.js';
+export type { Sandbox, SandboxClientOptions, SandboxEvents, SandboxOptions, SandboxTenant, SandboxTenantSettings } from './types.js';
 
 export { ApiError, ERROR_STATUS, type ErrorCode } from './core/errors.js';
 export { CAPABILITIES, type Capability } from './core/capabilities.js';
 export { DEFAULT_PRICING, type PricingSettings } from './core/pricing.js';
 export { DEFAULT_LIMITS, type LimitPair, type LimitSettings } from './core/limits.js';
+export { DEFAULT_TIMINGS, type LimitsPatch, type PlatformScope, type TimingSettings } from './core/settings.js';
 export type { Duration, SandboxClock } from './core/clock.js';
 export type { SandboxEvent, StateChange } from './core/state.js';
 export type * from './inspector/types.js';

@@ -5,9 +5,10 @@
  * @module
  */
 import type { Clock, Duration, SandboxClock } from './core/clock.js';
-import { DEFAULT_LIMITS, type LimitSettings } from './core/limits.js';
+import type { LimitSettings } from './core/limits.js';
 import { Platform } from './core/platform.js';
 import type { PricingSettings } from './core/pricing.js';
+import { type LimitsPatch, type OwnSettings, type PlatformScope, type SettingsKind, type TimingSettings, defaultSettings, settingsFromOptions } from './core/settings.js';
 import { type SandboxSnapshot, type TenantTracker, journalParts, loadSnapshot, takeSnapshot } from './core/snapshot.js';
 import type { SandboxEvent, TenantState } from './core/state.js';
 import { App, type CommitHook } from './http/app.js';
@@ -18,12 +19,14 @@ import { CORE_ROUTES, type RouteDef } from './http/routes/index.js';
 import { type SandboxFaults, faultsPlugin } from './plugins/faults/index.js';
 import { NETWORK_FAULT_HEADER, faultPlanOf } from './plugins/faults/marker.js';
 import { type SandboxWebhooks, type WebhookRecords, webhooksPlugin } from './plugins/webhooks/index.js';
-import type { Sandbox, SandboxClientOptions, SandboxEvents, SandboxOptions, SandboxTenant } from './types.js';
+import type { Sandbox, SandboxClientOptions, SandboxEvents, SandboxOptions, SandboxTenant, SandboxTenantSettings } from './types.js';
 import { INSPECTOR_BASE, inspectorHandler } from './inspector/handler.js';
 import { Inspection, requestOut } from './inspector/inspection.js';
 import type { SandboxInspector } from './inspector/types.js';
 
 export type { TenantChange } from './core/snapshot.js';
+// The one validation of price, limits and timings, for the serve flags (src/server/settings.ts).
+export { parseSettings } from './core/settings.js';
 
 function toMs(value: Date | string | number): number {
   const ms = value instanceof Date ? value.getTime() : typeof value === 'number' ? value : Date.parse(value);
@@ -37,13 +40,20 @@ function seconds(value: number | undefined, fallback: number, name: string): num
   return s * 1000;
 }
 
-function mergeLimits(base: LimitSettings, patch: SandboxOptions['limits']): LimitSettings {
-  return {
-    platform: { ...base.platform, ...patch?.platform },
-    platformScope: patch?.platformScope ?? base.platformScope ?? 'tenant',
-    partner: { ...base.partner, ...patch?.partner },
-    user: { ...base.user, ...patch?.user },
-  };
+/** The sandbox's default settings from its options, validated as the routes validate a tenant's (core/settings.ts). */
+function defaultsOf(options: SandboxOptions): ReturnType<typeof defaultSettings> {
+  const { platformScope = 'tenant', ...limits } = options.limits ?? {};
+  if (platformScope !== 'tenant' && platformScope !== 'shared') throw new RangeError("createSandbox: limits.platformScope must be 'tenant' or 'shared'.");
+  const check = { operator: true } as const;
+  const parts: OwnSettings = {};
+  if (options.pricing !== undefined) parts.price = settingsFromOptions('price', options.pricing, 'createSandbox: pricing', check);
+  if (options.limits !== undefined) parts.limits = settingsFromOptions('limits', limits, 'createSandbox: limits', check);
+  const timings: Partial<TimingSettings> = {};
+  if (options.quoteTtlSeconds !== undefined) timings.quoteTtlSeconds = options.quoteTtlSeconds;
+  if (options.depositWindowSeconds !== undefined) timings.depositWindowSeconds = options.depositWindowSeconds;
+  if (options.settlementDelaySeconds !== undefined) timings.settlementDelaySeconds = options.settlementDelaySeconds;
+  if (Object.keys(timings).length > 0) parts.timings = settingsFromOptions('timings', timings, 'createSandbox', check);
+  return defaultSettings(parts, platformScope);
 }
 
 const SANDBOX_ORIGIN = 'https://sandbox.pix-usdt.local';
@@ -72,16 +82,11 @@ export function build(options: SandboxOptions): Parts {
       environment,
       start: options.now === undefined ? null : toMs(options.now),
       seed: options.seed,
-      quoteTtlMs: seconds(options.quoteTtlSeconds, 300, 'quoteTtlSeconds'),
-      depositWindowMs: seconds(options.depositWindowSeconds, 900, 'depositWindowSeconds'),
-      settlementDelayMs: seconds(options.settlementDelaySeconds, 60, 'settlementDelaySeconds'),
-      transactionWindowMs: seconds(options.depositWindowSeconds, 900, 'depositWindowSeconds'),
       idempotencyTtlMs: seconds(options.idempotencyTtlSeconds, 86_400, 'idempotencyTtlSeconds'),
       eventLogSize: Math.max(1, options.eventLogSize ?? 10_000),
       quoteRateLimit: Math.max(0, options.quoteRateLimit ?? 60),
     },
-    options.pricing,
-    mergeLimits(DEFAULT_LIMITS, options.limits),
+    defaultsOf(options),
   );
   const { tenant, key } = platform.createTenant();
   platform.defaultTenantId = tenant.id;
@@ -133,6 +138,7 @@ export class SandboxImpl implements Sandbox {
   readonly #trackers = new WeakMap<TenantState, TenantTracker>();
   readonly fetch: Sandbox['fetch'];
   readonly clock: SandboxClock;
+  readonly settings: SandboxTenantSettings;
   readonly webhooks: SandboxWebhooks;
   readonly faults: SandboxFaults;
   readonly inspector: SandboxInspector;
@@ -164,6 +170,7 @@ export class SandboxImpl implements Sandbox {
       }
     };
     this.clock = this.clockOf(() => this.#platform.defaultTenantId);
+    this.settings = this.settingsOf(() => this.#platform.defaultTenantId);
     const parts = { platform, requests: app.requests, webhooks: webhooks.records, hasRoute: (method: string, path: string) => app.router.match(method, path) !== null };
     this.#inspection = new Inspection(parts);
     this.inspector = createInspector(this.#inspection, parts, this.fetch);
@@ -220,31 +227,65 @@ export class SandboxImpl implements Sandbox {
     };
   }
 
+  settingsOf(tenantId: string | (() => string)): SandboxTenantSettings {
+    const id = typeof tenantId === 'function' ? tenantId : () => tenantId;
+    if (typeof tenantId === 'string') this.#tenant(tenantId);
+    const platform = this.#platform;
+    const tenant = (): TenantState => this.#tenant(id());
+    const change = <K extends SettingsKind>(kind: K, input: unknown, where: string): void => {
+      platform.changeSettings(tenant(), kind, settingsFromOptions(kind, input, where, { operator: false, scope: platform }));
+    };
+    // Getters answer copies: a caller mutating what it read changes nothing.
+    return {
+      get price(): PricingSettings {
+        return { ...tenant().settings.price };
+      },
+      setPrice: (price) => change('price', price, 'setPrice'),
+      get limits(): LimitSettings & { platformScope: PlatformScope } {
+        const { platform: p, partner, user, platformScope } = tenant().settings.limits;
+        return { platform: { ...p }, partner: { ...partner }, user: { ...user }, platformScope };
+      },
+      setLimits: (limits) => change('limits', limits, 'setLimits'),
+      get timings(): TimingSettings {
+        return { ...tenant().settings.timings };
+      },
+      setTimings: (timings) => change('timings', timings, 'setTimings'),
+    };
+  }
+
   createTenant(options: { capabilities?: string[] } = {}): SandboxTenant {
     const unknown = options.capabilities?.find((c) => !this.#platform.knownCapability(c));
     if (unknown !== undefined) throw new RangeError(`Unknown capability: ${unknown}`);
     const { tenant, key } = this.#platform.createTenant(options.capabilities);
-    return { tenantId: tenant.id, apiKey: key.secret, clock: this.clockOf(tenant.id) };
+    return { tenantId: tenant.id, apiKey: key.secret, clock: this.clockOf(tenant.id), settings: this.settingsOf(tenant.id) };
   }
 
   events(tenantId?: string): SandboxEvent[] {
     return this.#platform.eventsOf(this.#tenant(tenantId ?? this.#platform.defaultTenantId));
   }
 
-  setPrice(settings: Partial<PricingSettings>): void {
-    const next = { ...this.#platform.pricing, ...settings };
-    if (!/^(0|[1-9]\d*)(\.\d+)?$/.test(next.midRate) || Number(next.midRate) <= 0) throw new RangeError('midRate must be a positive decimal string.');
-    if (!/^(0|[1-9]\d*)(\.\d+)?$/.test(next.withdrawalFeeUsdt)) throw new RangeError('withdrawalFeeUsdt must be a decimal string.');
-    if (!Number.isInteger(next.spreadBps) || next.spreadBps < 0 || next.spreadBps >= 10_000) throw new RangeError('spreadBps must be an integer from 0 to 9999.');
-    this.#platform.pricing = next;
+  setPrice(price: Partial<PricingSettings>): void {
+    this.settings.setPrice(price);
   }
 
   get price(): PricingSettings {
-    return { ...this.#platform.pricing };
+    return this.settings.price;
   }
 
-  setLimits(limits: SandboxOptions['limits'] = {}): void {
-    this.#platform.limits = mergeLimits(this.#platform.limits, limits);
+  setLimits(limits: LimitsPatch): void {
+    this.settings.setLimits(limits);
+  }
+
+  get limits(): LimitSettings & { platformScope: PlatformScope } {
+    return this.settings.limits;
+  }
+
+  setTimings(timings: Partial<TimingSettings>): void {
+    this.settings.setTimings(timings);
+  }
+
+  get timings(): TimingSettings {
+    return this.settings.timings;
   }
 
   reset(): void {
@@ -265,6 +306,18 @@ export class SandboxImpl implements Sandbox {
   /** A journal line of the named tenants (live objects: serialize at once); `full`: whole tenants (core/snapshot.ts). */
   journal(tenantIds: Iterable<string>, full: boolean): SandboxSnapshot {
     return journalParts(this.#platform, this.#trackers, tenantIds, full);
+  }
+
+  /**
+   * The tenant whose live API key an `Authorization: Bearer <key>` header carries, and a check
+   * that the key is still live (a rotation revokes it); `null` for anything else. The server
+   * attributes its log lines and its log feed's readers with it.
+   */
+  keyOwner(authorization: string | null | undefined): { tenantId: string; live: () => boolean } | null {
+    if (authorization === null || authorization === undefined || !authorization.startsWith('Bearer ')) return null;
+    const key = this.#platform.keys.get(authorization.slice(7));
+    if (key === undefined || key.revokedAt !== null || !this.#platform.tenants.has(key.tenantId)) return null;
+    return { tenantId: key.tenantId, live: () => key.revokedAt === null && this.#platform.keys.get(key.secret) === key };
   }
 
   /** Ids of every tenant. */

@@ -2,10 +2,11 @@
  * The public types of `pix-usdt/sandbox`: options, the sandbox, a tenant, listener signatures.
  * @module
  */
-import type { LimitPair } from './core/limits.js';
+import type { LimitPair, LimitSettings } from './core/limits.js';
 import type { PlatformEvents } from './core/platform.js';
 import type { PricingSettings } from './core/pricing.js';
 import type { SandboxClock } from './core/clock.js';
+import type { LimitsPatch, PlatformScope, TimingSettings } from './core/settings.js';
 import type { SandboxSnapshot } from './core/snapshot.js';
 import type { SandboxEvent } from './core/state.js';
 import type { Middleware } from './http/call.js';
@@ -21,20 +22,32 @@ export interface SandboxOptions {
   now?: Date | string | number;
   /** Deterministic ids and secrets. Default: random. */
   seed?: number | string;
-  /** Quote validity in seconds (default 300; the reference also mentions 30). */
+  /**
+   * Quote validity in seconds, from 0.001 to 31,536,000 (default 300; the reference also
+   * mentions 30). This and the next two are every tenant's starting timings: a tenant changes
+   * its own with {@link SandboxTenantSettings.setTimings} or `POST /v1/test_helpers/settings`.
+   */
   quoteTtlSeconds?: number;
-  /** Deposit window of a conversion in seconds (default 900). */
+  /** Deposit window of a conversion or a transaction in seconds (default 900). */
   depositWindowSeconds?: number;
   /** Delay between a Pix payout being dispatched and its settlement, in seconds (default 60). */
   settlementDelaySeconds?: number;
-  /** Initial pricing (see {@link PricingSettings}). */
+  /**
+   * Every tenant's starting price feed (see {@link PricingSettings}): `midRate` from 0.01 with at
+   * most 6 decimals, `spreadBps` 0 to 9,999, `withdrawalFeeUsdt` at most 6 decimals. A tenant
+   * changes its own with {@link SandboxTenantSettings.setPrice} or `POST /v1/test_helpers/price`.
+   */
   pricing?: Partial<PricingSettings>;
-  /** Volume limits in BRL (defaults in docs/sandbox.md). */
+  /** Every tenant's starting volume limits in BRL, at most 2 decimals (defaults in docs/sandbox.md). */
   limits?: {
-    /** Limits across every tenant of the platform. */
+    /** The platform level: each tenant's own, or under `platformScope: 'shared'` the one ceiling of every tenant's volume together. */
     platform?: Partial<LimitPair>;
-    /** `'tenant'` (default): each tenant is its own platform, so tenants never limit each other. `'shared'`: one platform usage across every tenant. */
-    platformScope?: 'tenant' | 'shared';
+    /**
+     * `'tenant'` (default): each tenant is its own platform, so tenants never limit each other.
+     * `'shared'`: one platform usage across every tenant, held to the `platform` limit given
+     * here, which no tenant can change. Set once, here (`serve --shared-platform-limits`).
+     */
+    platformScope?: PlatformScope;
     /** Limits of each tenant (partner). */
     partner?: Partial<LimitPair>;
     /** Limits of each end user. */
@@ -60,6 +73,43 @@ export interface SandboxTenant {
   apiKey: string;
   /** The tenant's own clock. */
   clock: SandboxClock;
+  /** The tenant's own price feed, limits and timings. */
+  settings: SandboxTenantSettings;
+}
+
+/**
+ * One tenant's price feed, volume limits and timings, in process (over HTTP: `GET`/`POST
+ * /v1/test_helpers/price`, `/limits` and `/settings` with the tenant's key). A tenant starts
+ * from the sandbox's options; a change applies to that tenant only, to what it creates next
+ * (a quote's TTL and a conversion's window are fixed when they are created), and is part of its
+ * snapshot. The setters take what they change and keep the rest; a bad value throws a
+ * `RangeError` naming the field, as the routes answer `validation_error` for the same value.
+ *
+ * @example
+ * ```ts
+ * const tenant = sandbox.createTenant();
+ * tenant.settings.setPrice({ midRate: '5.10', available: true });
+ * tenant.settings.setLimits({ user: { daily: '100.00' } });
+ * tenant.settings.setTimings({ quoteTtlSeconds: 30 });
+ * sandbox.settingsOf(tenant.tenantId).price.midRate; // '5.10', and the default tenant still has its own
+ * ```
+ */
+export interface SandboxTenantSettings {
+  /** The price feed in force (a copy). */
+  readonly price: PricingSettings;
+  /** Changes the price feed: `{ midRate: '5.10' }`, `{ available: false }` (quotes then answer 503 `price_feed_unavailable`). */
+  setPrice(price: Partial<PricingSettings>): void;
+  /** The volume limits in force (a copy), with the sandbox's `platformScope`. */
+  readonly limits: LimitSettings & { platformScope: PlatformScope };
+  /**
+   * Changes the volume limits (BRL decimal strings, at most 2 decimals): `{ user: { daily: '100.00' } }`.
+   * Under shared platform limits the `platform` level is the operator's and is refused here.
+   */
+  setLimits(limits: LimitsPatch): void;
+  /** The timings in force (a copy), in seconds. */
+  readonly timings: TimingSettings;
+  /** Changes the timings of what the tenant creates next (seconds, from 0.001 to 31,536,000, kept to the millisecond). */
+  setTimings(timings: Partial<TimingSettings>): void;
 }
 
 /**
@@ -112,17 +162,27 @@ export interface Sandbox {
   clientOptions(tenant?: Pick<SandboxTenant, 'apiKey' | 'tenantId'>): SandboxClientOptions;
   /** Another tenant's clock. */
   clockOf(tenantId: string): SandboxClock;
+  /** The default tenant's price feed, limits and timings ({@link Sandbox.settingsOf} for another tenant's). */
+  readonly settings: SandboxTenantSettings;
+  /** A tenant's own price feed, limits and timings (a `RangeError` for an unknown tenant). */
+  settingsOf(tenantId: string): SandboxTenantSettings;
   /** Creates an isolated tenant with one API key (all capabilities unless given). */
   createTenant(options?: { capabilities?: string[] }): SandboxTenant;
   /** Recorded events of a tenant (default: the default tenant), oldest first. */
   events(tenantId?: string): SandboxEvent[];
-  /** Changes the pricing at run time (e.g. `{ midRate: '5.10' }` or `{ available: false }`). */
-  setPrice(settings: Partial<PricingSettings>): void;
-  /** The current pricing. */
+  /** The default tenant's `settings.setPrice` (e.g. `{ midRate: '5.10' }` or `{ available: false }`); other tenants keep theirs. */
+  setPrice(price: Partial<PricingSettings>): void;
+  /** The default tenant's price feed (a copy). */
   readonly price: PricingSettings;
-  /** Changes the volume limits at run time. */
-  setLimits(limits: { platform?: Partial<LimitPair>; partner?: Partial<LimitPair>; user?: Partial<LimitPair>; platformScope?: 'tenant' | 'shared' }): void;
-  /** Back to the initial state (same tenant id and API key), clocks kept where they are. */
+  /** The default tenant's `settings.setLimits`; other tenants keep theirs. */
+  setLimits(limits: LimitsPatch): void;
+  /** The default tenant's volume limits (a copy). */
+  readonly limits: LimitSettings & { platformScope: PlatformScope };
+  /** The default tenant's `settings.setTimings` (quote TTL, deposit window, settlement delay); other tenants keep theirs. */
+  setTimings(timings: Partial<TimingSettings>): void;
+  /** The default tenant's timings (a copy). */
+  readonly timings: TimingSettings;
+  /** Back to the initial state (same tenant id and API key, the default settings), clocks kept where they are. */
   reset(): void;
   /** The whole state as JSON-serializable data. Contains API key secrets: fixtures only. */
   snapshot(): SandboxSnapshot;

@@ -26,6 +26,8 @@ export interface RequestLogEntry {
   replayed: boolean;
   /** The injected fault plan that answered, or `null`. */
   fault: string | null;
+  /** The tenant of the live API key the request carried, or `null` (no key, an unknown or revoked one). */
+  tenantId: string | null;
 }
 
 /** Options of {@link createListener}. */
@@ -40,6 +42,8 @@ export interface ListenerOptions {
   maxBodyBytes?: number;
   /** Which browser origins may call the server (default: loopback origins only). */
   cors?: CorsPolicy;
+  /** The tenant of a request's `Authorization` header, read before the request runs (a rotation revokes the key it came with). */
+  tenantOf?: (authorization: string | undefined) => string | null;
 }
 
 /** Anything with the engine's core method. */
@@ -197,6 +201,7 @@ export function createListener(handler: Handler, options: ListenerOptions): (req
     startedAt.set(req, started);
     const method = (req.method ?? 'GET').toUpperCase();
     const origin = req.headers.origin;
+    const tenantId = options.tenantOf?.(req.headers.authorization) ?? null;
     const answer = async (): Promise<Response> => {
       if (origin !== undefined && isPreflight(method, req.headers)) return preflightResponse(cors, origin, req.headers['access-control-request-private-network'] === 'true');
       try {
@@ -224,6 +229,7 @@ export function createListener(handler: Handler, options: ListenerOptions): (req
           requestId: response.headers.get('x-request-id') ?? '-',
           replayed: response.headers.get('idempotent-replayed') === 'true',
           fault: faultPlan(response),
+          tenantId,
         });
       })
       .catch(() => {
@@ -317,6 +323,7 @@ export function createClientErrorHandler(options: ClientErrorOptions): (error: N
       requestId,
       replayed: false,
       fault: null,
+      tenantId: null,
     });
   };
 }

@@ -2,16 +2,18 @@
  * Starts the sandbox behind a Node HTTP(S) server and stops it gracefully.
  * @module
  */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { type Sandbox, type SandboxOptions, createSandbox } from '../sandbox/index.js';
+import type { Sandbox, SandboxOptions } from '../sandbox/index.js';
+import { SandboxImpl } from '../sandbox/sandbox.js';
 import { INSPECTOR_PATH, isInspectorPath, serveInspector } from './inspector.js';
 import { type RequestLogEntry, createClientErrorHandler, createConnectHandler, createListener } from './adapter.js';
 import type { ServeOptions } from './commands/serve.js';
 import { CorsPolicy } from './cors.js';
 import { type DataStore, openDataStore } from './persistence.js';
-import { LOG_STREAM_PATH, RequestLog } from './request-log.js';
+import { LOG_STREAM_PATH, type LogReader, RequestLog } from './request-log.js';
 import { type TlsMaterial, generateSelfSigned, readTlsFiles } from './tls.js';
 import { createHttpsTransport } from './transport.js';
 
@@ -24,6 +26,8 @@ export interface RunningServer {
   sandbox: Sandbox;
   /** The last requests answered, and the live feed of `logs tail`. */
   requests: RequestLog;
+  /** The operator's key of this start: the whole request log feed (`/_sandbox/logs`) with it; a tenant's key reads its own requests only. */
+  controlKey: string;
   /** Stops accepting connections and resolves once the requests in flight are answered. */
   close(): Promise<void>;
   /** Drops every open connection at once (a second signal). */
@@ -37,6 +41,8 @@ export interface ReadyLine {
   tenant_id: string;
   /** The inspector's console (an added key: the others stay). */
   inspector_url: string;
+  /** The operator's key: `logs tail` with it streams every tenant's requests (an added key). */
+  control_key: string;
 }
 
 /** How long the server waits for a slow client, in ms. */
@@ -56,6 +62,17 @@ export const DEFAULT_TIMEOUTS: ServerTimeouts = { headersMs: 10_000, requestMs: 
 export interface ServerOptions extends ServeOptions {
   /** Overrides of {@link DEFAULT_TIMEOUTS} (tests use small values). */
   timeouts?: Partial<ServerTimeouts>;
+}
+
+const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** `length` random letters and digits (rejection sampling: no bias). */
+function base62(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length)) if (byte < 248 && out.length < length) out += BASE62[byte % 62];
+  }
+  return out;
 }
 
 /** How the URL shows a host: IPv6 in brackets; an unspecified address as the loopback name. */
@@ -95,16 +112,13 @@ export async function startServer(options: ServerOptions, log: (line: string) =>
   const tls = await tlsMaterial(options);
   // Without --data nothing touches the disk.
   const store: DataStore | null = options.data === undefined ? null : openDataStore(options.data, sandboxOptions, { onError: (error) => log(`pix-usdt-sandbox: cannot write ${options.data}: ${(error as Error).message}`) });
-  const sandbox: Sandbox = store?.sandbox ?? createSandbox(sandboxOptions);
+  const sandbox: SandboxImpl = store?.sandbox ?? new SandboxImpl(sandboxOptions);
   if (store !== null) {
     const { entries, tornBytes } = store.replayed;
     log(`pix-usdt-sandbox: data in ${store.dir} (${store.origin === 'new' ? 'new' : `restored, ${entries} journal entries`}${tornBytes > 0 ? `; dropped a cut-short last journal line of ${tornBytes} bytes, a mutation never answered` : ''})`);
   }
-  // A restored folder brings the price feed and limits it stored; flags given at this start win.
-  if (store !== null && store.origin !== 'new') {
-    if (options.settings?.pricing !== undefined) sandbox.setPrice(options.settings.pricing);
-    if (limitFlags !== undefined) sandbox.setLimits(limitFlags);
-  }
+  // The setting flags are the defaults of this start: a restored tenant keeps what it set itself
+  // (its own price, limits, timings survive a restart, kill -9 included), the rest follows them.
   // The origin is only known once listening (port 0); the listener reads it then.
   let origin = '';
   let closing: Promise<void> | null = null;
@@ -121,8 +135,10 @@ export async function startServer(options: ServerOptions, log: (line: string) =>
       latency_ms: Math.round(entry.ms * 10) / 10,
       replayed: entry.replayed,
       fault: entry.fault,
+      tenant_id: entry.tenantId,
     });
   };
+  const tenantOf = (authorization: string | undefined): string | null => sandbox.keyOwner(authorization)?.tenantId ?? null;
   const api = createListener(sandbox, {
     get origin() {
       return origin;
@@ -130,12 +146,18 @@ export async function startServer(options: ServerOptions, log: (line: string) =>
     log: record,
     closing: () => closing !== null,
     cors,
+    tenantOf,
   });
-  // Any key of this server may read the log: a key the engine does not refuse as unknown (401).
-  const authorize = async (authorization: string | undefined): Promise<boolean> => {
-    if (authorization === undefined) return false;
-    const probe = await sandbox.handle(new Request(`${origin}/v1/webhook_endpoints?limit=1`, { headers: { authorization } }));
-    return probe.status !== 401;
+  // The log feed: the control key reads every request (the operator's); a tenant's live API key
+  // reads its own tenant's, so that no tenant sees another's ids (docs/decisions.md).
+  const controlKey = `sk_control_${base62(32)}`;
+  const control = Buffer.from(`Bearer ${controlKey}`);
+  const authorize = (authorization: string | undefined): LogReader | null => {
+    if (authorization === undefined) return null;
+    const given = Buffer.from(authorization);
+    if (given.length === control.length && timingSafeEqual(given, control)) return { all: true };
+    const owner = sandbox.keyOwner(authorization);
+    return owner === null ? null : { all: false, tenantId: owner.tenantId, live: owner.live };
   };
   const listener: http.RequestListener = (req, res) => {
     if ((req.url ?? '').split('?')[0] === LOG_STREAM_PATH) void requests.stream(req, res, authorize).catch(() => res.destroy());
@@ -175,6 +197,7 @@ export async function startServer(options: ServerOptions, log: (line: string) =>
     inspectorUrl: `${origin}${INSPECTOR_PATH}`,
     sandbox,
     requests,
+    controlKey,
     close() {
       requests.closeStreams();
       closing ??= new Promise<void>((resolve) => {

@@ -1,7 +1,9 @@
 /**
  * The server's request log in memory (the last 1,000 answered requests) and its live feed:
  * server-sent events at `/_sandbox/logs`, outside `/v1` so it cannot collide with the API, for
- * `pix-usdt-sandbox logs tail`. Entries hold no key, header, query string or body.
+ * `pix-usdt-sandbox logs tail`. Entries hold no key, header, query string or body. A tenant's
+ * API key reads its own tenant's requests only; the whole log is the operator's (the control
+ * key `serve` prints): no tenant sees another's ids in the paths.
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -10,6 +12,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 export interface LoggedRequest {
   /** Real time of the answer (ISO 8601), not the sandbox clock. */
   at: string;
+  /** The tenant of the caller's API key; `null` when no live key was sent (only the operator sees those). */
+  tenant_id: string | null;
   request_id: string;
   method: string;
   /** Without the query string. */
@@ -26,6 +30,13 @@ export interface LoggedRequest {
 /** The path of the live feed. */
 export const LOG_STREAM_PATH = '/_sandbox/logs';
 
+/** Who reads the feed: every entry (the operator), or one tenant's, as long as its key stays live. */
+export type LogReader = { all: true } | { all: false; tenantId: string; live: () => boolean };
+
+function sees(reader: LogReader, entry: LoggedRequest): boolean {
+  return reader.all || entry.tenant_id === reader.tenantId;
+}
+
 const CAPACITY = 1000;
 const HEARTBEAT_MS = 15_000;
 /** A client that does not read is cut off once this much is waiting for it. */
@@ -34,7 +45,7 @@ const MAX_BUFFERED_BYTES = 1_000_000;
 /** A bounded in-memory request log with live subscribers. */
 export class RequestLog {
   readonly #entries: LoggedRequest[] = [];
-  readonly #streams = new Set<ServerResponse>();
+  readonly #streams = new Map<ServerResponse, LogReader>();
   readonly #capacity: number;
 
   constructor(capacity = CAPACITY) {
@@ -46,8 +57,10 @@ export class RequestLog {
     this.#entries.push(entry);
     if (this.#entries.length > this.#capacity) this.#entries.shift();
     const frame = `data: ${JSON.stringify(entry)}\n\n`;
-    for (const res of this.#streams) {
-      if (res.writableLength > MAX_BUFFERED_BYTES) res.destroy();
+    for (const [res, reader] of this.#streams) {
+      if (!sees(reader, entry)) continue;
+      // A tenant's key that was rotated away reads no more.
+      if (res.writableLength > MAX_BUFFERED_BYTES || (!reader.all && !reader.live())) res.destroy();
       else res.write(frame);
     }
   }
@@ -58,27 +71,29 @@ export class RequestLog {
   }
 
   /**
-   * Answers a request to {@link LOG_STREAM_PATH}: 401 unless `authorize` accepts its
-   * `Authorization` header, then an endless `text/event-stream`, one `data:` frame per request.
-   * `?backlog=N` first sends the last N entries kept.
+   * Answers a request to {@link LOG_STREAM_PATH}: 401 unless `authorize` names a reader for its
+   * `Authorization` header, then an endless `text/event-stream`, one `data:` frame per request
+   * the reader may see. `?backlog=N` first sends the last N entries kept that it may see.
    */
-  async stream(req: IncomingMessage, res: ServerResponse, authorize: (authorization: string | undefined) => Promise<boolean>): Promise<void> {
+  async stream(req: IncomingMessage, res: ServerResponse, authorize: (authorization: string | undefined) => LogReader | null | Promise<LogReader | null>): Promise<void> {
     const reject = (status: number, code: string, message: string): void => {
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ code, message }));
     };
     if (req.method !== 'GET') return reject(405, 'method_not_allowed', `Use GET ${LOG_STREAM_PATH}.`);
-    if (!(await authorize(req.headers.authorization))) {
-      return reject(401, 'authentication_failed', 'Send an API key of this server: Authorization: Bearer <key>.');
+    const reader = await authorize(req.headers.authorization);
+    if (reader === null) {
+      return reject(401, 'authentication_failed', "Send an API key of this server (its tenant's requests) or the control key serve printed (every request): Authorization: Bearer <key>.");
     }
     const backlog = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('backlog') ?? '0');
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', 'x-accel-buffering': 'no' });
     // A comment first: the client knows it is subscribed before any request is logged.
     res.write(': pix-usdt-sandbox request log\n\n');
     if (Number.isInteger(backlog) && backlog > 0) {
-      for (const entry of this.#entries.slice(-backlog)) res.write(`data: ${JSON.stringify(entry)}\n\n`);
+      const visible = this.#entries.filter((entry) => sees(reader, entry));
+      for (const entry of visible.slice(-backlog)) res.write(`data: ${JSON.stringify(entry)}\n\n`);
     }
-    this.#streams.add(res);
+    this.#streams.set(res, reader);
     const heartbeat = setInterval(() => res.write(': ping\n\n'), HEARTBEAT_MS);
     heartbeat.unref();
     const drop = (): void => {
@@ -91,7 +106,7 @@ export class RequestLog {
 
   /** Ends every open stream (the server is stopping: they would hold `close` open forever). */
   closeStreams(): void {
-    for (const res of this.#streams) res.end();
+    for (const res of this.#streams.keys()) res.end();
     this.#streams.clear();
   }
 }

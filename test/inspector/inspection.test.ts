@@ -73,6 +73,28 @@ describe('sandbox.inspector', () => {
     const post = (body: unknown, headers: Record<string, string> = { 'x-inspector': '1' }) =>
       api<{ code: string }>(f, `api/tenants/${tenant}/actions`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
     expect((await post({ path: '/v1/api-keys' })).status).toBe(400);
+    // Issue 21: exactly the documented actions. Not a new tenant (a whole sk_test_ key in the
+    // answer), not the limits or timings, not another method, not a query string.
+    const keysBefore = f.sandbox.inspector.tenants().length;
+    for (const [method, path, body] of [
+      ['POST', '/v1/test_helpers/tenants', {}],
+      ['POST', '/v1/test_helpers/limits', { user: { daily: '1.00' } }],
+      ['POST', '/v1/test_helpers/settings', { quote_ttl_seconds: 1 }],
+      ['POST', '/v1/test_helpers/conversions/x/simulate-onramp-pix-paid', {}],
+      ['POST', '/v1/test_helpers/transactions/x/pay', {}],
+      ['POST', '/v1/api-keys/x/rotate', {}],
+      ['POST', '/v1/webhook_endpoints', { url: 'https://example.com', event_types: ['*'] }],
+      ['DELETE', '/v1/test_helpers/faults', undefined],
+      ['POST', '/v1/test_helpers/price?x=1', {}],
+      ['POST', '/v1/test_helpers/clock/advance/extra', { seconds: 1 }],
+    ] as const) {
+      const refused = await post({ method, path, body });
+      expect(refused.status, `${method} ${path}`).toBe(400);
+      expect(refused.body).toMatchObject({ code: 'validation_error', request_id: expect.stringMatching(/^req_[0-9a-f]{32}$/) });
+    }
+    expect(f.sandbox.inspector.tenants().length).toBe(keysBefore);
+    expect(f.sandbox.limits.user.daily).toBe('50000.00');
+    expect(f.sandbox.timings.quoteTtlSeconds).toBe(300);
     expect((await post({ path: '/v1/test_helpers/clock/advance', body: { seconds: 1 } }, {})).status).toBe(403);
     expect((await api(f, `api/tenants/${tenant}`, { method: 'DELETE' })).status).toBe(405);
     expect((await api(f, 'api/tenants/nope')).status).toBe(404);
@@ -132,14 +154,32 @@ describe('sandbox.inspector', () => {
 });
 
 describe('the price form', () => {
-  it('is offered exactly when the sandbox has the price helper route, and reads the feed without a request', async () => {
+  it("is offered exactly when the sandbox has the price helper route, and reads the tenant's own feed without a request", async () => {
     const f = setup();
+    const other = f.sandbox.createTenant();
+    other.settings.setPrice({ midRate: '6.25' });
     const route = await f.sandbox.fetch('/v1/test_helpers/price', { headers: { authorization: `Bearer ${f.sandbox.apiKey}` } });
     const before = f.sandbox.inspector.requests().length;
-    const price = await api<{ mid_rate?: string }>(f, 'api/price');
+    const price = await api<{ mid_rate?: string }>(f, `api/tenants/${f.sandbox.tenantId}/price`);
     expect(price.status).toBe(route.status === 200 ? 200 : 404);
-    if (price.status === 200) expect(price.body.mid_rate).toBe(f.sandbox.price.midRate);
+    expect(price.body.mid_rate).toBe('5.40');
+    expect((await api<{ mid_rate?: string }>(f, `api/tenants/${other.tenantId}/price`)).body.mid_rate).toBe('6.25');
+    expect((await api(f, 'api/tenants/nope/price')).status).toBe(404);
     expect(f.sandbox.inspector.requests().length).toBe(before);
+  });
+});
+
+describe("a tenant's settings (issue 21)", () => {
+  it('shows what is in force for that tenant and which fields it set itself', async () => {
+    const f = setup();
+    const other = f.sandbox.createTenant();
+    other.settings.setLimits({ user: { daily: '10.00' } });
+    other.settings.setTimings({ quoteTtlSeconds: 30 });
+    const mine = f.sandbox.inspector.tenant(f.sandbox.tenantId).settings;
+    const theirs = f.sandbox.inspector.tenant(other.tenantId).settings;
+    expect(mine).toMatchObject({ price: { mid_rate: '5.40' }, limits: { user: { daily: '50000.00' }, platform_scope: 'tenant' }, timings: { quote_ttl_seconds: 300 }, changed: [] });
+    expect(theirs).toMatchObject({ limits: { user: { daily: '10.00', monthly: '200000.00' } }, timings: { quote_ttl_seconds: 30, deposit_window_seconds: 900 } });
+    expect(theirs.changed).toEqual(['limits.user.daily', 'timings.quote_ttl_seconds']);
   });
 });
 

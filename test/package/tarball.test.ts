@@ -13,7 +13,7 @@ const paths = packed.files.map((f) => f.path);
 // Unpacked bytes. 3.6 MB with source maps; about 1.15 MB without. Headroom for growth, not for
 // the maps to come back (they alone were 2.5 MB).
 const UNPACKED_BUDGET = 2_000_000;
-const TARBALL_BUDGET = 500_000;
+const TARBALL_BUDGET = 550_000;
 
 describe('the packed tarball', () => {
   it('holds every file package.json points at (exports, main, module, types, bin)', () => {

@@ -2,7 +2,9 @@
  * Conformance: every error code of the reference's catalog that the engine can produce,
  * with its status, the envelope, and the request id (body and `x-request-id`).
  * internal_error, upstream_unavailable and wallet_provider_unavailable, which no valid or
- * invalid input produces, come from fault injection (the only way the sandbox fails).
+ * invalid input produces, come from fault injection (the only way the sandbox fails); so does
+ * unauthorized, which the sandbox never answers since issue 21 (it told a tenant that an id
+ * was another tenant's: every such id answers as one that exists nowhere).
  */
 import { describe, expect, it } from 'vitest';
 import { type Sandbox, createSandbox, ERROR_STATUS } from '../../src/sandbox/index.js';
@@ -25,7 +27,7 @@ function sandbox(): Sandbox {
 }
 
 describe('error catalog conformance', () => {
-  it('authentication: required, format, env mismatch, failed; capability; unauthorized; api_key_not_found', async () => {
+  it('authentication: required, format, env mismatch, failed; capability; api_key_not_found (another tenant\'s key too)', async () => {
     const sb = sandbox();
     expectError(await raw(sb, 'GET', '/v1/users', undefined, { apiKey: null }), 'authentication_required');
     expectError(await raw(sb, 'GET', '/v1/users', undefined, { apiKey: null, headers: { authorization: `Basic ${sb.apiKey}` } }), 'authentication_required');
@@ -36,7 +38,7 @@ describe('error catalog conformance', () => {
     expectError(await raw(sb, 'POST', '/v1/users', {}, { apiKey: limited.apiKey }), 'missing_capability');
     const other = sb.createTenant();
     const keys = await raw(sb, 'GET', '/v1/api-keys', undefined, { apiKey: other.apiKey });
-    expectError(await raw(sb, 'POST', `/v1/api-keys/${keys.body.data[0].id}/rotate`), 'unauthorized');
+    expectError(await raw(sb, 'POST', `/v1/api-keys/${keys.body.data[0].id}/rotate`), 'api_key_not_found');
     expectError(await raw(sb, 'POST', '/v1/api-keys/00000000-0000-4000-8000-000000000000/rotate'), 'api_key_not_found');
   });
 
@@ -129,7 +131,7 @@ describe('error catalog conformance', () => {
     expect(limited.body.details.retry_after_seconds).toBe(40);
   });
 
-  it('platform failures (injected): internal_error, upstream_unavailable, wallet_provider_unavailable', async () => {
+  it('platform failures (injected): internal_error, upstream_unavailable, wallet_provider_unavailable, unauthorized', async () => {
     const sb = sandbox();
     const userId = await approvedUser(sb, 1);
     sb.faults.add({ match: 'GET /v1/users/:id', nth: 1, fault: { type: 'error', code: 'internal_error' } });
@@ -140,6 +142,8 @@ describe('error catalog conformance', () => {
     expect(upstream.body.details.upstream).toBe('exchange');
     sb.faults.add({ match: 'GET /v1/users/:id/wallet', nth: 1, fault: { type: 'error', code: 'wallet_provider_unavailable' } });
     expectError(await raw(sb, 'GET', `/v1/users/${userId}/wallet`), 'wallet_provider_unavailable');
+    sb.faults.add({ match: 'GET /v1/api-keys', nth: 1, fault: { type: 'error', code: 'unauthorized' } });
+    expectError(await raw(sb, 'GET', '/v1/api-keys'), 'unauthorized');
   });
 
   it('webhooks: webhook_endpoint_not_found, webhook_delivery_not_found', async () => {

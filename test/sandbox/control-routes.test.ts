@@ -114,7 +114,7 @@ describe('GET and POST /v1/test_helpers/settings', () => {
     expect(conversion.status).toBe(201);
     await sandbox.clock.advance({ seconds: 121 });
     expect((await call(sandbox, 'GET', `/v1/conversions/${String(conversion.json['id'])}`)).json['status']).toBe('expired');
-    for (const body of [{ quote_ttl_seconds: 0 }, { quote_ttl_seconds: 1.5 }, { quote_ttl_seconds: '30' }, { ttl: 30 }]) {
+    for (const body of [{ quote_ttl_seconds: 0 }, { quote_ttl_seconds: 0.0009 }, { quote_ttl_seconds: 31_536_001 }, { quote_ttl_seconds: '30' }, { ttl: 30 }]) {
       expect((await call(sandbox, 'POST', '/v1/test_helpers/settings', body)).status, JSON.stringify(body)).toBe(400);
     }
     expect((await call(sandbox, 'GET', '/v1/test_helpers/settings')).json).toEqual(set.json);

@@ -111,7 +111,7 @@ describe('POST /v1/transactions and the limits', () => {
 });
 
 describe('API keys', () => {
-  it('reference: "a resource of another tenant is reported as not found" / "unauthorized | 401 | known caller, resource not theirs" (rotate)', async () => {
+  it('reference: "a resource of another tenant is reported as not found" (rotate; issue 21: never `unauthorized`, which told a key exists elsewhere)', async () => {
     const sb = createSandbox({ seed: 'fidelity', now: T0 });
     const nowhere = await raw(sb, 'POST', '/v1/api-keys/00000000-0000-4000-8000-000000000000/rotate');
     expect(nowhere.status).toBe(404);
@@ -119,7 +119,7 @@ describe('API keys', () => {
     const other = sb.createTenant();
     const theirs = (await raw(sb, 'GET', '/v1/api-keys', undefined, { apiKey: other.apiKey })).body.data[0].id as string;
     const foreign = await raw(sb, 'POST', `/v1/api-keys/${theirs}/rotate`);
-    expect([foreign.status, foreign.body.code]).toEqual([401, 'unauthorized']);
+    expect([foreign.status, foreign.body.code, foreign.body.message]).toEqual([404, 'api_key_not_found', `No API key ${theirs}.`]);
     // Neither changed anything: the other tenant's key still works.
     expect((await raw(sb, 'GET', '/v1/api-keys', undefined, { apiKey: other.apiKey })).status).toBe(200);
   });

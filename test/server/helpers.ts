@@ -21,6 +21,8 @@ export interface Ready {
   tenant_id: string;
   /** The inspector's console (issue 15). */
   inspector_url: string;
+  /** The operator's key: the whole request log feed (issue 21). */
+  control_key: string;
 }
 
 export interface Child {

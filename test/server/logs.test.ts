@@ -101,3 +101,87 @@ describe('logs tail', () => {
     expect(child.stderr()).toMatch(/the server closed the log/);
   });
 });
+
+/** A raw reader of the feed: the frames' JSON entries so far, and a way to stop. */
+async function feed(ready: Ready, key: string, query = ''): Promise<{ status: number; entries: () => Array<Entry & { tenant_id: string | null }>; text: () => string; ended: Promise<void>; stop: () => void }> {
+  const controller = new AbortController();
+  const response = await fetch(`${ready.url}/_sandbox/logs${query}`, { headers: { authorization: `Bearer ${key}` }, signal: controller.signal });
+  let text = '';
+  const ended = (async () => {
+    if (response.body === null) return;
+    const decoder = new TextDecoder();
+    try {
+      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) text += decoder.decode(chunk, { stream: true });
+    } catch {
+      // Aborted by `stop`.
+    }
+  })();
+  const entries = () =>
+    text
+      .split('\n')
+      .filter((l) => l.startsWith('data: '))
+      .map((l) => JSON.parse(l.slice(6)) as Entry & { tenant_id: string | null });
+  return { status: response.status, entries, text: () => text, ended, stop: () => controller.abort() };
+}
+
+async function until<T>(check: () => T | undefined, what: string, ms = 10_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = check();
+    if (value !== undefined) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe("whose log (issue 21): a tenant's key reads its own tenant's requests; the control key, every request", () => {
+  it('two tenants on one server: B sees only B, the operator sees both; a rotated key reads no more', async () => {
+    const { ready } = await serve();
+    const as = (key: string) => ({ ...ready, api_key: key });
+    const created = (await (await call(ready, 'POST', '/v1/test_helpers/tenants', {})).json()) as { tenant_id: string; api_key: { id: string; api_key: string } };
+    const b = as(created.api_key.api_key);
+    // A (the default tenant) leaves its ids in paths before anyone listens: the backlog.
+    const userA = (await (await call(ready, 'POST', '/v1/users', { external_id: 'a-1', name: 'Ana A', document_type: 'cpf', document_number: '52998224725' }, { 'idempotency-key': 'a-1' })).json()) as { id: string };
+    await call(ready, 'GET', `/v1/users/${userA.id}`);
+    await call(b, 'GET', '/v1/users');
+    const bFeed = await feed(ready, b.api_key, '?backlog=100');
+    const operator = await feed(ready, ready.control_key, '?backlog=100');
+    expect([bFeed.status, operator.status]).toEqual([200, 200]);
+    // Live: one more request each.
+    const liveA = await call(ready, 'GET', `/v1/users/${userA.id}/wallet`);
+    const liveB = await call(b, 'GET', '/v1/quotes');
+    const liveBId = liveB.headers.get('x-request-id') as string;
+    await until(() => (operator.entries().some((e) => e.request_id === liveBId) && bFeed.entries().some((e) => e.request_id === liveBId) ? true : undefined), "B's live request on both feeds");
+    expect(bFeed.entries().length).toBeGreaterThanOrEqual(2);
+    expect(bFeed.entries().every((e) => e.tenant_id === created.tenant_id)).toBe(true);
+    expect(bFeed.text()).not.toContain(userA.id);
+    expect(bFeed.text()).not.toContain(liveA.headers.get('x-request-id') as string);
+    const seen = new Set(operator.entries().map((e) => e.tenant_id));
+    expect(seen.has(ready.tenant_id) && seen.has(created.tenant_id)).toBe(true);
+    expect(operator.text()).toContain(userA.id);
+    expect(operator.text()).toContain(liveA.headers.get('x-request-id') as string);
+    // B rotates the key its feed was opened with: that feed reads nothing more and is closed.
+    const rotated = (await (await call(b, 'POST', `/v1/api-keys/${created.api_key.id}/rotate`, undefined, { 'idempotency-key': 'rot-b' })).json()) as { api_key: string };
+    await call(as(rotated.api_key), 'GET', '/v1/users?limit=2');
+    await bFeed.ended;
+    expect(bFeed.text()).not.toContain('/v1/users?');
+    expect(bFeed.entries().filter((e) => e.path === '/v1/users' && e.method === 'GET').length).toBe(1);
+    operator.stop();
+    // Neither a revoked key nor nothing opens it.
+    expect((await feed(ready, created.api_key.api_key)).status).toBe(401);
+    expect((await fetch(`${ready.url}/_sandbox/logs`)).status).toBe(401);
+  });
+
+  it('`logs tail` with the control key prints every tenant\'s requests', async () => {
+    const { ready } = await serve();
+    const created = (await (await call(ready, 'POST', '/v1/test_helpers/tenants', {})).json()) as { api_key: { api_key: string } };
+    const child = run(['logs', 'tail', '--json'], { PIX_USDT_SANDBOX_URL: ready.url, PIX_USDT_API_KEY: ready.control_key });
+    await waitFor(child, () => (child.stderr().includes('tailing the request log') ? true : undefined), 'the subscription');
+    const a = await call(ready, 'GET', '/v1/users');
+    const b = await call({ ...ready, api_key: created.api_key.api_key }, 'GET', '/v1/users');
+    const ids = [a.headers.get('x-request-id'), b.headers.get('x-request-id')] as string[];
+    await waitFor(child, () => (ids.every((id) => child.stdout().includes(id)) ? true : undefined), 'both requests');
+    child.process.kill('SIGINT');
+    expect(await exitCode(child)).toBe(0);
+  });
+});

@@ -27,7 +27,7 @@ describe('the ready line', () => {
     const { child, ready } = await serve(['--seed', '7']);
     expect(child.stdout().endsWith('\n')).toBe(true);
     expect(child.stdout().split('\n')).toHaveLength(2); // one line and the final newline
-    expect(Object.keys(JSON.parse(child.stdout()) as object).sort()).toEqual(['api_key', 'inspector_url', 'tenant_id', 'url']);
+    expect(Object.keys(JSON.parse(child.stdout()) as object).sort()).toEqual(['api_key', 'control_key', 'inspector_url', 'tenant_id', 'url']);
     expect(ready.inspector_url).toBe(`${ready.url}/_inspector/`);
     const console = await fetch(ready.inspector_url);
     expect(console.status).toBe(200);

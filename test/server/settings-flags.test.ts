@@ -46,30 +46,41 @@ describe('serve --price --quote-ttl --limit ...', () => {
     });
   });
 
-  it('with --data, a restarted server keeps the stored price unless a flag of this start says otherwise', async () => {
+  it("with --data, what a tenant set survives; the flags are the defaults of each start (issue 21)", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'pix-usdt-settings-'));
     try {
       const data = path.join(dir, 'data');
       const first = await serve(['--data', data, '--price', '6.00']);
-      const moved = await fetch(`${first.ready.url}/v1/test_helpers/price`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${first.ready.api_key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ spread_bps: 7 }),
-      });
-      expect(moved.status).toBe(200);
+      const post = async (key: string, route: string, body: unknown): Promise<Record<string, unknown>> => {
+        const answer = await fetch(`${first.ready.url}${route}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+        expect(answer.status, route).toBeLessThan(300);
+        return (await answer.json()) as Record<string, unknown>;
+      };
+      await post(first.ready.api_key, '/v1/test_helpers/price', { spread_bps: 7 });
+      const other = (await post(first.ready.api_key, '/v1/test_helpers/tenants', {})) as { api_key: { api_key: string } };
+      const otherKey = other.api_key.api_key;
+      await post(otherKey, '/v1/test_helpers/price', { mid_rate: '7.77' });
       first.child.process.kill('SIGTERM');
       expect(await exitCode(first.child)).toBe(0);
+      // No flag this time: the 6.00 of the first start was a default, not a tenant's choice.
       const kept = await serve(['--data', data]);
-      expect(await get(kept.ready.url, kept.ready.api_key, '/v1/test_helpers/price')).toMatchObject({ mid_rate: '6.00', spread_bps: 7 });
+      expect(await get(kept.ready.url, kept.ready.api_key, '/v1/test_helpers/price')).toMatchObject({ mid_rate: '5.40', spread_bps: 7 });
+      expect(await get(kept.ready.url, otherKey, '/v1/test_helpers/price')).toMatchObject({ mid_rate: '7.77', spread_bps: 50 });
       kept.child.process.kill('SIGTERM');
       expect(await exitCode(kept.child)).toBe(0);
+      // A flag moves the defaults; what a tenant set itself wins over it.
       const flagged = await serve(['--data', data, '--price', '7.00']);
       expect(await get(flagged.ready.url, flagged.ready.api_key, '/v1/test_helpers/price')).toMatchObject({ mid_rate: '7.00', spread_bps: 7 });
+      expect(await get(flagged.ready.url, otherKey, '/v1/test_helpers/price')).toMatchObject({ mid_rate: '7.77' });
     } finally {
       stopAll();
       rmSync(dir, { recursive: true, force: true });
     }
-  });
+  }, 60_000);
 
   it('a bad value exits with code 2 and names the flag', async () => {
     for (const [flag, value] of [
@@ -94,11 +105,20 @@ describe('parseSettingFlags', () => {
     });
   });
 
-  it('refuses floats in disguise, zero rates and unknown levels', () => {
+  it('takes seconds to the millisecond, as the route does', () => {
+    expect(parseSettingFlags({ settlementDelay: '1.5', quoteTtl: '0.25' })).toEqual({ settlementDelaySeconds: 1.5, quoteTtlSeconds: 0.25 });
+  });
+
+  it('refuses floats in disguise, zero rates, what the route refuses and unknown levels', () => {
     expect(() => parseSettingFlags({ price: '0' })).toThrow(/--price/);
     expect(() => parseSettingFlags({ price: '1e3' })).toThrow(/--price/);
     expect(() => parseSettingFlags({ withdrawalFee: '-1' })).toThrow(/--withdrawal-fee/);
-    expect(() => parseSettingFlags({ settlementDelay: '1.5' })).toThrow(/--settlement-delay/);
+    expect(() => parseSettingFlags({ settlementDelay: '0' })).toThrow(/--settlement-delay/);
+    expect(() => parseSettingFlags({ settlementDelay: '1e3' })).toThrow(/--settlement-delay/);
+    expect(() => parseSettingFlags({ quoteTtl: '31536001' })).toThrow(/--quote-ttl/);
+    expect(() => parseSettingFlags({ price: '0.001' })).toThrow(/--price/);
+    expect(() => parseSettingFlags({ withdrawalFee: '1.0000001' })).toThrow(/--withdrawal-fee/);
+    expect(() => parseSettingFlags({ limit: ['user.daily=1.001'] })).toThrow(/--limit user.daily/);
     expect(() => parseSettingFlags({ limit: ['tenant.daily=1.00'] })).toThrow(/--limit/);
     expect(() => parseSettingFlags({ limit: ['user.daily=abc'] })).toThrow(/--limit user.daily/);
   });

@@ -11,6 +11,7 @@ import { ApiError } from './errors.js';
 import { type LimitScope, reserve } from './limits.js';
 import { CONVERSION_MACHINE, type ConversionEffect, type ConversionTrigger, type Transition, step } from './machines.js';
 import { checkAmount, price } from './pricing.js';
+import { ms } from './settings.js';
 import { STANDBY_MS, conversionOut, depositAddress, iso } from './wire.js';
 import type { ConversionRec, QuoteRec, TenantState } from './state.js';
 import { getQuote, insertQuote, livePricing, moveQuote } from './quotes.js';
@@ -77,7 +78,7 @@ const EFFECTS: Record<ConversionEffect, Effect> = {
     conv.transactionId = tx.id;
   },
   schedule_settlement(scope, conv) {
-    conv.settleAt = scope.at + scope.world.settings.settlementDelayMs;
+    conv.settleAt = scope.at + ms(scope.tenant.settings.timings.settlementDelaySeconds);
     scope.world.schedule(scope.tenant, conv.settleAt, 'conversion.settle', conv.id);
   },
   enter_standby(scope, conv, _input, row) {
@@ -87,7 +88,7 @@ const EFFECTS: Record<ConversionEffect, Effect> = {
   },
   take_liquidation_quote(scope, conv) {
     const original = scope.tenant.quotes.get(conv.quoteId) as QuoteRec;
-    const pricing = livePricing(scope.world.pricing);
+    const pricing = livePricing(scope.tenant.settings.price);
     let priced;
     try {
       priced = price(pricing, conv.direction, { source: conv.received });
@@ -174,7 +175,7 @@ export function acceptQuote(scope: Scope, quoteId: string): ConversionRec {
     expected: quote.sourceAmount,
     received: quote.direction === 'onramp' ? '0.00' : '0.000000',
     targetAmount: quote.netTargetAmount,
-    windowExpiresAt: at + world.settings.depositWindowMs,
+    windowExpiresAt: at + ms(scope.tenant.settings.timings.depositWindowSeconds),
     standbyAt: null,
     standbyReason: null,
     pixAt: null,

@@ -1,5 +1,6 @@
 /**
- * The platform behind a sandbox: tenants, keys, pricing, limits, the event log and emitter, and
+ * The platform behind a sandbox: tenants, keys, the default settings (each tenant's own are on
+ * its state, core/settings.ts), shared usage, the event log and emitter, and
  * the timers of every tenant (dispatched through the timer table, core/timers.ts). It implements
  * the `World` services read and holds no router, stage or plugin: the HTTP app (../http) and the
  * plugins (../plugins) are built on top of it and subscribe to its events. No module state.
@@ -10,9 +11,9 @@ import type { EventType } from '../../models/index.js';
 import { Alarm } from './alarm.js';
 import { type Capability, defaultCapabilities } from './capabilities.js';
 import { Clock, type Timer } from './clock.js';
-import { DEFAULT_LIMITS, type LimitSettings, type Usage } from './limits.js';
-import { DEFAULT_PRICING, type PricingSettings } from './pricing.js';
+import type { Usage } from './limits.js';
 import { Random } from './random.js';
+import { type OwnSettings, type PlatformScope, type SettingsKind, type SettingsScope, type TenantSettings, resolveSettings, withChange } from './settings.js';
 import { type KeyRec, type SandboxEvent, type StateChange, type TenantState, createTenantState } from './state.js';
 import { CORE_TIMERS, type TimerTable, fireTimer, rescheduleAll } from './timers.js';
 import { iso } from './wire.js';
@@ -32,11 +33,11 @@ export interface PlatformEvents {
 
 
 /** The sandbox platform: state, emitter and timers. */
-export class Platform extends EventEmitter<PlatformEvents> implements World {
+export class Platform extends EventEmitter<PlatformEvents> implements World, SettingsScope {
   readonly settings: PlatformSettings;
   readonly random: Random;
-  pricing: PricingSettings = { ...DEFAULT_PRICING };
-  limits: LimitSettings;
+  /** What every tenant starts from (the sandbox's options): validated, frozen, shared until a tenant changes its own. */
+  readonly defaults: TenantSettings;
   platformUsage: Usage = new Map();
   tenants = new Map<string, TenantState>();
   keys = new Map<string, KeyRec>();
@@ -54,13 +55,28 @@ export class Platform extends EventEmitter<PlatformEvents> implements World {
     return this.#realDue(tenant);
   });
 
-  constructor(settings: PlatformSettings, pricing?: Partial<PricingSettings>, limits?: LimitSettings) {
+  constructor(settings: PlatformSettings, defaults: TenantSettings) {
     super();
     this.settings = settings;
     this.random = new Random(settings.seed);
-    this.pricing = { ...DEFAULT_PRICING, ...pricing };
-    this.limits = limits ?? structuredClone(DEFAULT_LIMITS);
+    this.defaults = defaults;
     this.cursorSecret = this.random.base62(32);
+  }
+
+  /** Each tenant its own platform limit (`tenant`), or one across every tenant (`shared`): the operator's. */
+  get platformScope(): PlatformScope {
+    return this.defaults.limits.platformScope;
+  }
+
+  /** Applies a validated change of a tenant's own settings (core/settings.ts); other tenants are untouched. */
+  changeSettings<K extends SettingsKind>(tenant: TenantState, kind: K, patch: NonNullable<OwnSettings[K]>): void {
+    this.adoptSettings(tenant, withChange(tenant.ownSettings, kind, patch));
+  }
+
+  /** Sets what a tenant set itself (a restore) and what is then in force. */
+  adoptSettings(tenant: TenantState, own: OwnSettings | null): void {
+    tenant.ownSettings = own;
+    tenant.settings = resolveSettings(this, own);
   }
 
   /** Adds timer kinds (a plugin's); a kind already known is refused. */
@@ -88,7 +104,7 @@ export class Platform extends EventEmitter<PlatformEvents> implements World {
   /** Creates a tenant with one API key. */
   createTenant(capabilities?: readonly string[], name = 'default'): { tenant: TenantState; key: KeyRec } {
     const id = this.random.uuid();
-    const tenant = createTenantState(id, this.newClock(id));
+    const tenant = createTenantState(id, this.newClock(id), this.defaults);
     this.tenants.set(id, tenant);
     const key = this.issueKey(tenant, name, capabilities ?? defaultCapabilities(this.settings.environment), tenant.clock.nowMs());
     return { tenant, key };

@@ -8,6 +8,7 @@ import { ApiError } from './errors.js';
 import { QUOTE_MACHINE, type QuoteTrigger, step } from './machines.js';
 import { resolvePixKey } from './pix.js';
 import { type Direction, type PricingSettings, price } from './pricing.js';
+import { ms } from './settings.js';
 import type { QuoteRec, TenantState } from './state.js';
 import { liveUser } from './users.js';
 
@@ -56,11 +57,11 @@ export function moveQuote(scope: Scope, quote: QuoteRec, trigger: QuoteTrigger, 
 
 /** Creates a quote from a request body. */
 export function createQuote(scope: Scope, body: CreateQuoteBody): QuoteRec {
-  const { world, tenant, at } = scope;
+  const { tenant, at } = scope;
   liveUser(tenant, body.user_id);
   const direction: Direction = body.source_currency === 'BRL' ? 'onramp' : 'offramp';
   const holder = body.source_currency === 'USDT' ? resolvePixKey(body.pix_key_type, body.pix_key) : null;
-  const priced = price(livePricing(world.pricing), direction, { source: body.source_amount, target: body.target_amount });
+  const priced = price(livePricing(tenant.settings.price), direction, { source: body.source_amount, target: body.target_amount });
   return insertQuote(scope, {
     userId: body.user_id,
     direction,
@@ -104,7 +105,7 @@ export function insertQuote(
     holderDocument: q.pix ? world.intern(q.pix.holder.documentMasked) : null,
     pixVerifiedAt: q.pix ? (q.pixVerifiedAt ?? q.at) : null,
     status: 'active',
-    expiresAt: q.at + world.settings.quoteTtlMs,
+    expiresAt: q.at + ms(tenant.settings.timings.quoteTtlSeconds),
     consumedAt: null,
     consumedBy: null,
     createdAt: q.at,

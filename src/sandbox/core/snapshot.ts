@@ -1,6 +1,6 @@
 /**
  * `snapshot()` / `restore()`: the whole platform state as JSON (every tenant, its clock time,
- * keys, idempotency records, rate windows, usage, event log), with timers re-created from
+ * keys, idempotency records, rate windows, usage, event log, the settings it set), with timers re-created from
  * the state on restore. Snapshots hold API key secrets: treat them as test fixtures only.
  * @module
  */
@@ -8,6 +8,7 @@ import type { Platform } from './platform.js';
 import type { LimitSettings } from './limits.js';
 import type { PricingSettings } from './pricing.js';
 import type { RandomState } from './random.js';
+import { type OwnSettings, ownSettingsOf } from './settings.js';
 import {
   type ConversionRec,
   type IdempotencyRec,
@@ -46,6 +47,12 @@ export interface TenantSnapshot {
   events: SandboxEvent[];
   /** State of later layers (webhook endpoints and deliveries, fault plans). */
   extensions: Record<string, unknown>;
+  /**
+   * The price feed, limits and timings the tenant set itself (only the fields it set; `{}`: none).
+   * The rest comes from the restoring sandbox's defaults. Absent in snapshots from before
+   * per-tenant settings: the tenant then has the defaults.
+   */
+  settings?: OwnSettings;
 }
 
 /** A JSON snapshot of a sandbox. */
@@ -60,10 +67,13 @@ export interface SandboxSnapshot {
   random: RandomState;
   /** The secret that signs pagination cursors. */
   cursorSecret: string;
-  /** The pricing in force. */
-  pricing: PricingSettings;
-  /** The volume limits in force. */
-  limits: LimitSettings;
+  /**
+   * The sandbox's default pricing when the snapshot was taken. Informative: a restore keeps the
+   * restoring sandbox's own defaults (each tenant's changes are in its `settings`).
+   */
+  pricing?: PricingSettings;
+  /** The sandbox's default limits when the snapshot was taken (informative, as `pricing`). */
+  limits?: LimitSettings;
   /** Platform-level limit usage: bucket key and BRL amount. */
   platformUsage: Array<[string, string]>;
   /** Id of the default tenant. */
@@ -89,6 +99,7 @@ function tenantPart(platform: Platform, t: TenantState): TenantSnapshot {
     usage: [...t.usage.entries()],
     events: platform.eventsOf(t),
     extensions: t.extensions,
+    settings: t.ownSettings ?? {},
   };
 }
 
@@ -112,8 +123,8 @@ export function snapshotParts(platform: Platform, tenantIds?: Iterable<string>):
     environment: platform.settings.environment,
     random: platform.random.state,
     cursorSecret: platform.cursorSecret,
-    pricing: platform.pricing,
-    limits: platform.limits,
+    pricing: platform.defaults.price,
+    limits: platform.defaults.limits,
     platformUsage: [...platform.platformUsage.entries()],
     defaultTenantId: platform.defaultTenantId,
     defaultKeyId: platform.defaultKeyId,
@@ -130,7 +141,7 @@ export interface TenantTracker {
 /**
  * A tenant's change since the previous journal line (`delta: true`): the records touched (see
  * `Collection.touched`), the idempotency records and events added, and the small parts (clock,
- * keys, rate windows, usage, extensions) whole. Compose it over the tenant's last state by id.
+ * keys, rate windows, usage, extensions, settings) whole. Compose it over the tenant's last state by id.
  */
 export type TenantChange = TenantSnapshot & { delta?: true };
 
@@ -191,6 +202,7 @@ function tenantChange(t: TenantState, tracker: TenantTracker): TenantChange {
     usage: [...t.usage.entries()],
     events,
     extensions: t.extensions,
+    settings: t.ownSettings ?? {},
   };
 }
 
@@ -229,10 +241,10 @@ export function loadSnapshot(platform: Platform, input: SandboxSnapshot | string
   if (snap.environment !== platform.settings.environment) {
     throw new TypeError(`The snapshot is of a ${snap.environment} sandbox; this one is ${platform.settings.environment}.`);
   }
+  // Checked before anything changes: a snapshot refused leaves the sandbox as it was.
+  const own = new Map(snap.tenants.map((t) => [t.id, ownSettingsOf(t.settings, t.id)]));
   platform.random.state = snap.random;
   platform.cursorSecret = snap.cursorSecret;
-  platform.pricing = snap.pricing;
-  platform.limits = snap.limits;
   platform.platformUsage = new Map(snap.platformUsage);
   platform.defaultTenantId = snap.defaultTenantId;
   platform.defaultKeyId = snap.defaultKeyId;
@@ -241,7 +253,8 @@ export function loadSnapshot(platform: Platform, input: SandboxSnapshot | string
   for (const t of snap.tenants) {
     const clock = platform.newClock(t.id);
     clock.set(Math.max(Date.parse(t.now), notBefore ?? -Infinity));
-    const tenant = createTenantState(t.id, clock);
+    const tenant = createTenantState(t.id, clock, platform.defaults);
+    platform.adoptSettings(tenant, own.get(t.id) ?? null);
     for (const u of t.users) {
       tenant.users.insert(u);
       tenant.cpfIndex.set(u.cpf, u.id);

@@ -19,6 +19,7 @@ import type { Clock } from './clock.js';
 import { Collection } from './collection.js';
 import type { Usage } from './limits.js';
 import type { Direction } from './pricing.js';
+import type { OwnSettings, TenantSettings } from './settings.js';
 
 /** A KYC submission (latest one of a user). */
 export interface SubmissionRec {
@@ -178,13 +179,19 @@ export interface TenantState {
   events: SandboxEvent[];
   /** State kept by later layers (webhook endpoints and deliveries, fault plans); JSON only. */
   extensions: Record<string, unknown>;
+  /** The price feed, limits and timings in force (core/settings.ts): the sandbox's defaults overlaid with `ownSettings`. */
+  settings: TenantSettings;
+  /** What the tenant set itself (plain JSON, its snapshot part); `null`: nothing, the defaults apply. */
+  ownSettings: OwnSettings | null;
 }
 
-/** Creates an empty tenant. */
-export function createTenantState(id: string, clock: Clock): TenantState {
+/** Creates an empty tenant, under the sandbox's default settings. */
+export function createTenantState(id: string, clock: Clock, settings: TenantSettings): TenantState {
   return {
     id,
     clock,
+    settings,
+    ownSettings: null,
     users: new Collection<UserRec>({
       live: (u) => (u.deletedAt === null ? '1' : null),
       kyc_status: (u) => (u.deletedAt === null ? u.kycStatus : null),

@@ -8,6 +8,7 @@ import type { Scope } from './world.js';
 import { ApiError, invalid } from './errors.js';
 import { TRANSACTION_MACHINE, type TransactionEffect, type TransactionTrigger, step } from './machines.js';
 import { reserve } from './limits.js';
+import { ms } from './settings.js';
 import { transactionOut } from './wire.js';
 import type { QuoteRec, TenantState, TransactionRec } from './state.js';
 import { getQuote, moveQuote } from './quotes.js';
@@ -75,7 +76,7 @@ export function openTransaction(scope: Scope, quote: QuoteRec, conversionId: str
     createdAt: at,
     updatedAt: at,
     completedAt: null,
-    expiresAt: at + world.settings.transactionWindowMs,
+    expiresAt: at + ms(tenant.settings.timings.depositWindowSeconds),
     reservedBrl: '0',
     reservedAt: at,
   };
@@ -109,7 +110,7 @@ export function payTransaction(scope: Scope, tx: TransactionRec, amount: string 
   applyTransaction(scope, tx, 'pay');
   if (settle) applyTransaction(scope, tx, 'settle');
   else {
-    tx.settleAt = scope.at + scope.world.settings.settlementDelayMs;
+    tx.settleAt = scope.at + ms(scope.tenant.settings.timings.settlementDelaySeconds);
     scope.world.schedule(scope.tenant, tx.settleAt, 'transaction.settle', tx.id);
   }
 }

@@ -69,7 +69,7 @@ export function moveWallet(user: UserRec, amount: Big, at: number): void {
 export function userLimitScope(scope: Scope, userId: string): LimitScope {
   const user = scope.tenant.users.get(userId);
   return {
-    settings: scope.world.limits,
+    settings: scope.tenant.settings.limits,
     platform: scope.world.platformUsage,
     partner: scope.tenant.usage,
     userId,

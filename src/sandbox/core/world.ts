@@ -1,12 +1,12 @@
 /**
- * What core code may touch: the `World` a service is handed (ids, settings, pricing, limits,
- * usage, `record` and `schedule`) and the `Scope` of one change. Core declares it; the platform
- * implements it; nothing here knows of HTTP or plugins.
+ * What core code may touch: the `World` a service is handed (ids, sandbox-wide settings, shared
+ * usage, `record` and `schedule`) and the `Scope` of one change. A tenant's price feed, limits
+ * and timings are its own (`scope.tenant.settings`). Core declares it; the platform implements
+ * it; nothing here knows of HTTP or plugins.
  * @module
  */
 import type { EventType } from '../../models/index.js';
-import type { LimitSettings, Usage } from './limits.js';
-import type { PricingSettings } from './pricing.js';
+import type { Usage } from './limits.js';
 import type { Random } from './random.js';
 import type { SandboxEvent, StateChange, TenantState } from './state.js';
 
@@ -16,10 +16,6 @@ export interface PlatformSettings {
   /** Start instant of a frozen clock; `null` follows real time. */
   start: number | null;
   seed: number | string | undefined;
-  quoteTtlMs: number;
-  depositWindowMs: number;
-  settlementDelayMs: number;
-  transactionWindowMs: number;
   idempotencyTtlMs: number;
   eventLogSize: number;
   /** POST /v1/quotes per key per 60 s (0: no limit). */
@@ -31,9 +27,7 @@ export interface World {
   readonly settings: PlatformSettings;
   /** Ids and secrets (seeded when the sandbox is). */
   readonly random: Random;
-  readonly pricing: PricingSettings;
-  readonly limits: LimitSettings;
-  /** Volume used across every tenant. */
+  /** Volume used across every tenant (the platform level under shared platform limits). */
   readonly platformUsage: Usage;
   /** One shared copy of a short, often repeated string. */
   intern(value: string): string;

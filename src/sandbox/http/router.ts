@@ -1,9 +1,11 @@
 /**
  * A small router over method and path (hono's interface): `add(method, path, handler)` and
  * `match(method, path)`. Paths use `:name` segments. Matching walks a trie of segments, so
- * its cost depends on the path length, not on the number of routes.
+ * its cost depends on the path length, not on the number of routes. Paths and segments are
+ * read as every path pattern reads them (./path.ts).
  * @module
  */
+import { patternSegment, splitPath } from './path.js';
 
 /** What a match yields: the handler and the decoded path parameters. */
 export interface RouteMatch<H> {
@@ -34,15 +36,16 @@ export class TrieRouter<H> implements Router<H> {
 
   add(method: string, path: string, handler: H): void {
     let current = this.#root;
-    for (const segment of path.split('/').filter(Boolean)) {
-      if (segment.startsWith(':')) {
-        const name = segment.slice(1);
+    for (const raw of path.split('/').filter(Boolean)) {
+      const segment = patternSegment(raw, false);
+      if (segment.kind === 'one') {
+        const name = segment.name as string;
         if (current.param && current.param.name !== name) throw new Error(`conflicting parameter names at ${path}`);
         current.param ??= { name, node: node() };
         current = current.param.node;
       } else {
-        let next = current.fixed.get(segment);
-        if (!next) current.fixed.set(segment, (next = node()));
+        let next = current.fixed.get(raw);
+        if (!next) current.fixed.set(raw, (next = node()));
         current = next;
       }
     }
@@ -51,17 +54,10 @@ export class TrieRouter<H> implements Router<H> {
 
   match(method: string, path: string): RouteMatch<H> | null {
     const params: Record<string, string> = {};
+    const segments = splitPath(path);
+    if (segments === null) return null;
     let current: Node<H> = this.#root;
-    for (const raw of path.split('/')) {
-      if (raw === '') continue;
-      let segment = raw;
-      if (raw.includes('%')) {
-        try {
-          segment = decodeURIComponent(raw);
-        } catch {
-          return null;
-        }
-      }
+    for (const segment of segments) {
       const fixed = current.fixed.get(segment);
       if (fixed) {
         current = fixed;

@@ -7,6 +7,9 @@
  * @module
  */
 import type { Platform } from '../core/platform.js';
+import { priceOut } from '../core/settings.js';
+import { envelopeAnswer } from '../http/call.js';
+import { PathPattern } from '../http/path.js';
 import type { RequestLog } from '../http/request-log.js';
 import type { WebhookRecords } from '../plugins/webhooks/index.js';
 import { type Inspection, requestOut } from './inspection.js';
@@ -27,12 +30,26 @@ export interface HandlerParts {
   fetch: (input: string, init: RequestInit) => Promise<Response>;
 }
 
-// The routes an action may call: the test helpers and the partner calls the console offers.
+// The routes an action may call, all POST: exactly the console's actions (docs/inspector.md,
+// "What it does"). Not the tenant, limits or settings helpers (a new tenant's whole key, or a
+// change of what the tenant's suite runs against), nor any other partner call.
 const ACTIONS = [
-  /^\/v1\/test_helpers\/[a-z0-9_/-]+$/i,
-  /^\/v1\/conversions\/[\w-]+\/(cancel|liquidate)$/,
-  /^\/v1\/webhook_deliveries\/[\w-]+\/redeliver$/,
-];
+  '/v1/test_helpers/conversions/:id/deposit',
+  '/v1/test_helpers/conversions/:id/expire',
+  '/v1/test_helpers/conversions/:id/fail',
+  '/v1/conversions/:id/liquidate',
+  '/v1/conversions/:id/cancel',
+  '/v1/test_helpers/users/:id/kyc',
+  '/v1/test_helpers/clock/advance',
+  '/v1/webhook_deliveries/:id/redeliver',
+  '/v1/test_helpers/faults',
+  '/v1/test_helpers/price',
+].map((path) => new PathPattern(path, { wildcards: false }));
+
+/** Whether the console may call `method path` (a documented action). */
+export function isInspectorAction(method: string, path: string): boolean {
+  return method === 'POST' && !path.includes('?') && ACTIONS.some((pattern) => pattern.test(path));
+}
 
 const SECURITY_HEADERS = {
   'x-content-type-options': 'nosniff',
@@ -128,8 +145,14 @@ export function inspectorHandler(parts: HandlerParts, base = INSPECTOR_BASE): (r
       return json(400, { code: 'invalid_json', message: 'Send { "path": "/v1/test_helpers/...", "body": {...} }.' });
     }
     const path = typeof input.path === 'string' ? input.path : '';
-    const method = input.method === 'DELETE' ? 'DELETE' : 'POST';
-    if (!ACTIONS.some((re) => re.test(path))) return json(400, { code: 'validation_error', message: `The console does not call ${path || '(no path)'}.` });
+    const method = input.method === undefined ? 'POST' : String(input.method).toUpperCase();
+    if (!isInspectorAction(method, path)) {
+      const shown = `${method.slice(0, 10)} ${path.slice(0, 200) || '(no path)'}`;
+      const requestId = `req_${crypto.randomUUID().replaceAll('-', '')}`;
+      const message = `The console does not call ${shown}: its actions are the POST routes docs/inspector.md lists.`;
+      const answer = envelopeAnswer({ status: 400, code: 'validation_error', message, details: { issues: [{ path: 'path', message: 'Not an inspector action' }] } }, requestId);
+      return new Response(answer.body, { status: answer.status, headers: { ...answer.headers, ...SECURITY_HEADERS, 'x-request-id': requestId } });
+    }
     const key = keyOf(tenantId);
     if (key === null) return notFound(`No tenant ${tenantId} with a usable API key.`);
     const headers: Record<string, string> = { authorization: `Bearer ${key}` };
@@ -162,11 +185,12 @@ export function inspectorHandler(parts: HandlerParts, base = INSPECTOR_BASE): (r
       const page = inspection.conversion(second, fourth);
       return page === null ? notFound(`No conversion ${fourth} in tenant ${second}.`) : json(200, page);
     }
-    if (first === 'price' && rest.length === 1) {
+    if (first === 'tenants' && second !== undefined && third === 'price' && rest.length === 3) {
       // The console offers the price form only where the sandbox has the public route it calls.
       if (!parts.hasRoute('POST', '/v1/test_helpers/price')) return notFound('This sandbox has no price helper route.');
-      const p = platform.pricing;
-      return json(200, { mid_rate: p.midRate, spread_bps: p.spreadBps, withdrawal_fee_usdt: p.withdrawalFeeUsdt, available: p.available });
+      const tenant = platform.tenants.get(second);
+      if (!tenant) return notFound(`No tenant ${second}.`);
+      return json(200, priceOut(tenant.settings.price));
     }
     if (first === 'requests' && rest.length === 1) {
       const filter: RequestFilter = {};

@@ -6,6 +6,7 @@
  */
 import type { Platform } from '../core/platform.js';
 import { CONVERSION_MACHINE } from '../core/machines.js';
+import { changedFields, limitsOut, priceOut, timingsOut } from '../core/settings.js';
 import type { SandboxEvent, StateChange, TenantState } from '../core/state.js';
 import { conversionOut, iso, quoteOut, transactionOut, userOut } from '../core/wire.js';
 import { type RequestLog, type RequestLogEntry, objectIdsOf } from '../http/request-log.js';
@@ -15,6 +16,7 @@ import type {
   InspectedDelivery,
   InspectedMatch,
   InspectedRequest,
+  InspectedSettings,
   InspectedStep,
   InspectedTenant,
   InspectedTenantSummary,
@@ -24,6 +26,13 @@ import type {
 } from './types.js';
 
 const LIST_MAX = 200;
+
+
+/** A tenant's settings as its own key reads them, and which fields it set itself (wire names). */
+function settingsView(t: TenantState): InspectedSettings {
+  return { price: priceOut(t.settings.price), limits: limitsOut(t.settings.limits), timings: timingsOut(t.settings.timings), changed: changedFields(t.ownSettings) };
+}
+
 const HISTORY_MAX = 10_000;
 
 /** What the inspection reads. */
@@ -128,6 +137,7 @@ export class Inspection implements Omit<SandboxInspection, 'onRequest'> {
           deliveries: deliveries.filter((d) => d.endpointId === e.id).length,
         })),
       api_keys: t.keys.map((k) => ({ id: k.id, name: k.name, key_prefix: k.secret.slice(0, 12), capabilities: [...k.capabilities], revoked: k.revokedAt !== null })),
+      settings: settingsView(t),
     };
   }
 

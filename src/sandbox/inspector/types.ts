@@ -47,6 +47,23 @@ export interface InspectedEndpoint {
   deliveries: number;
 }
 
+/** A tenant's own price feed, limits and timings, as `GET /v1/test_helpers/price`, `/limits` and `/settings` answer its key. */
+export interface InspectedSettings {
+  /** The price feed in force. */
+  price: { mid_rate: string; spread_bps: number; withdrawal_fee_usdt: string; available: boolean };
+  /** The volume limits in force (BRL); `platform_scope` is the sandbox's. */
+  limits: {
+    platform: { daily: string; monthly: string };
+    platform_scope: 'tenant' | 'shared';
+    partner: { daily: string; monthly: string };
+    user: { daily: string; monthly: string };
+  };
+  /** The timings in force (seconds). */
+  timings: { quote_ttl_seconds: number; deposit_window_seconds: number; settlement_delay_seconds: number };
+  /** The fields the tenant set itself, as dotted paths (`price.mid_rate`, `limits.user.daily`); the others are the sandbox's defaults. */
+  changed: string[];
+}
+
 /** A tenant's whole state, newest first in each list (at most 200 per list). */
 export interface InspectedTenant extends InspectedTenantSummary {
   /** Users with their KYC state. */
@@ -61,6 +78,8 @@ export interface InspectedTenant extends InspectedTenantSummary {
   webhook_endpoints: InspectedEndpoint[];
   /** API keys (prefixes only). */
   api_keys: InspectedApiKey[];
+  /** Its own price feed, limits and timings. */
+  settings: InspectedSettings;
 }
 
 /** One attempt of a delivery. */

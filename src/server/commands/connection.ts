@@ -24,8 +24,11 @@ export function withConnection(command: Command): Command {
     .option('--json', 'one JSON object per line on stdout, for scripts');
 }
 
-/** Reads the connection options; throws {@link UsageError} without a key. */
-export function parseConnection(values: Record<string, unknown>): Connection {
+/** The operator's key that `serve` prints as `control_key` (the whole request log feed; never a tenant's API key). */
+export const CONTROL_KEY_FORMAT = /^sk_control_[A-Za-z0-9]{32}$/;
+
+/** Reads the connection options; throws {@link UsageError} without a key. `control`: the control key is accepted too (`logs tail`). */
+export function parseConnection(values: Record<string, unknown>, options: { control?: boolean } = {}): Connection {
   // An empty variable (`PIX_USDT_SANDBOX_URL=`) counts as unset.
   const raw = values['url'];
   const url = parseHttpUrl(typeof raw === 'string' && raw !== '' ? raw : DEFAULT_URL, '--url');
@@ -33,8 +36,9 @@ export function parseConnection(values: Record<string, unknown>): Connection {
   if (typeof apiKey !== 'string' || apiKey === '') {
     throw new UsageError('An API key is needed: --api-key KEY or PIX_USDT_API_KEY (the "api_key" that serve prints).');
   }
-  if (!API_KEY_FORMAT.test(apiKey)) {
-    throw new UsageError('The API key is malformed: a key is sk_test_ or sk_live_ and 32 letters or digits (the key is not shown).');
+  if (!API_KEY_FORMAT.test(apiKey) && !(options.control === true && CONTROL_KEY_FORMAT.test(apiKey))) {
+    const control = options.control === true ? ', or the control key sk_control_ and 32 letters or digits' : '';
+    throw new UsageError(`The API key is malformed: a key is sk_test_ or sk_live_ and 32 letters or digits${control} (the key is not shown).`);
   }
   return { url: url.origin, apiKey, json: values['json'] === true };
 }

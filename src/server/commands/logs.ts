@@ -46,7 +46,8 @@ export const logsTail: CommandSpec<'logs tail', LogsTailOptions> = {
           `Print the request log of a running server, live, one line per answered request:
 time, request id, method, path (no query string), status, latency, "replayed" for an idempotent
 replay and "fault=<plan>" for an injected fault. The server keeps the last 1,000 requests;
-tail starts with the new ones. Ctrl-C stops.`,
+tail starts with the new ones. Ctrl-C stops. A tenant's API key shows that tenant's requests
+only; the "control_key" that serve printed (given as --api-key) shows every tenant's.`,
         )
         .option('--status <LIST>', 'only these statuses: codes or classes, comma-separated (e.g. 4xx,503)')
         .option('--path <PREFIX>', 'only paths that start with PREFIX (e.g. /v1/conversions)'),
@@ -55,6 +56,6 @@ tail starts with the new ones. Ctrl-C stops.`,
   parse(values) {
     const path = values['path'] as string | undefined;
     if (path !== undefined && !path.startsWith('/')) throw new UsageError(`--path must start with /, got ${JSON.stringify(path)}.`);
-    return { ...parseConnection(values), status: parseStatusFilter(values['status'] as string | undefined), path };
+    return { ...parseConnection(values, { control: true }), status: parseStatusFilter(values['status'] as string | undefined), path };
   },
 };

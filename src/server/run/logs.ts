@@ -23,7 +23,7 @@ export async function runLogsTail(options: LogsTailOptions, io: Io): Promise<num
     return EXIT.unreachable;
   }
   if (response.status === 401) {
-    io.stderr('pix-usdt-sandbox: logs tail: the server refused the API key. Use the "api_key" that serve printed (--api-key or PIX_USDT_API_KEY).');
+    io.stderr('pix-usdt-sandbox: logs tail: the server refused the API key. Use a live API key of a tenant (its requests), or the "control_key" that serve printed (every request), as --api-key or PIX_USDT_API_KEY.');
     return EXIT.refused;
   }
   if (!response.ok || response.body === null) {

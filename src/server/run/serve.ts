@@ -73,7 +73,7 @@ export async function runServe(options: ServeOptions, io: Io): Promise<number | 
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
   stopWithParent(stop);
-  const ready: ReadyLine = { url: server.url, api_key: server.sandbox.apiKey, tenant_id: server.sandbox.tenantId, inspector_url: server.inspectorUrl };
+  const ready: ReadyLine = { url: server.url, api_key: server.sandbox.apiKey, tenant_id: server.sandbox.tenantId, inspector_url: server.inspectorUrl, control_key: server.controlKey };
   io.stdout(JSON.stringify(ready));
   log(`pix-usdt-sandbox: ${server.sandbox.environment} listening on ${server.url} (Ctrl-C to stop)`);
   return null;

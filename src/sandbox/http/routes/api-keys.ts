@@ -42,13 +42,9 @@ export const API_KEY_ROUTES: RouteDef[] = [
     body: NoBody,
     handler({ world, tenant, at, params }) {
       const old = tenant.keys.find((k) => k.id === params.id);
-      if (!old) {
-        // Rule 8: `unauthorized` is a known caller naming a resource that is not theirs (a key of
-        // another tenant); an id that exists nowhere is not found (docs/decisions.md, Errors).
-        const elsewhere = [...world.tenants.values()].some((t) => t.keys.some((k) => k.id === params.id));
-        if (elsewhere) throw new ApiError('unauthorized', 'This API key is not yours.');
-        throw new ApiError('api_key_not_found', `No API key ${params.id}.`);
-      }
+      // Another tenant's key answers as one that exists nowhere: no answer may tell a tenant what
+      // another holds (issue 21; docs/decisions.md, Errors).
+      if (!old) throw new ApiError('api_key_not_found', `No API key ${params.id}.`);
       if (old.revokedAt !== null) throw new ApiError('invalid_transaction_state', 'This API key is already revoked.');
       const key = world.issueKey(tenant, old.name, old.capabilities, at);
       old.revokedAt = at;

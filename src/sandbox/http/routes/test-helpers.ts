@@ -1,6 +1,7 @@
 /**
  * /v1/test_helpers/*: drive conversions, transactions and KYC without real payments, plus
- * the sandbox extensions of DESIGN.md (tenants, clock). Absent in production (404).
+ * the sandbox extensions of DESIGN.md (tenants, clock, the caller tenant's price feed, limits and
+ * timings). Absent in production (404).
  * @module
  */
 import {
@@ -25,7 +26,8 @@ import { type DepositOptions, applyConversion, expireConversion, getConversion, 
 import { getTransaction, payTransaction } from '../../core/transactions.js';
 import { applyKyc, liveUser } from '../../core/users.js';
 import type { FailureReason } from '../../../models/index.js';
-import type { ConversionRec } from '../../core/state.js';
+import type { ConversionRec, TenantState } from '../../core/state.js';
+import { type SettingsKind, type TenantSettings, limitsOut, parseSettings, priceOut, settingsError, timingsOut } from '../../core/settings.js';
 import { IdParams } from './shared.js';
 import { type RouteContext, type RouteDef, created, define, ok } from './types.js';
 
@@ -153,79 +155,40 @@ export const TEST_HELPER_ROUTES: RouteDef[] = [
       return ok({ now: now.toISOString() });
     },
   }),
-  // Sandbox-wide controls (decisions.md, "The sandbox as a service"): the price feed, limits and timings.
-  define({ ...control, method: 'GET', path: `${BASE}/price`, handler: ({ world }) => ok(priceOut(world)) }),
+  // The caller tenant's own price feed, limits and timings (core/settings.ts): no other tenant's change.
+  define({ ...control, method: 'GET', path: `${BASE}/price`, handler: ({ tenant }) => ok(priceOut(tenant.settings.price)) }),
   define({
     ...control,
     method: 'POST',
     path: `${BASE}/price`,
     idempotency: 'optional',
     body: SetPriceBody,
-    handler({ world, body }) {
-      if (body.mid_rate !== undefined && Number(body.mid_rate) <= 0) throw invalid('mid_rate', 'Must be greater than 0');
-      world.pricing = {
-        midRate: body.mid_rate ?? world.pricing.midRate,
-        spreadBps: body.spread_bps ?? world.pricing.spreadBps,
-        withdrawalFeeUsdt: body.withdrawal_fee_usdt ?? world.pricing.withdrawalFeeUsdt,
-        available: body.available ?? world.pricing.available,
-      };
-      return ok(priceOut(world));
-    },
+    handler: ({ world, tenant, body }) => ok(priceOut(change(world, tenant, 'price', body).price)),
   }),
-  define({ ...control, method: 'GET', path: `${BASE}/limits`, handler: ({ world }) => ok(limitsOut(world)) }),
+  define({ ...control, method: 'GET', path: `${BASE}/limits`, handler: ({ tenant }) => ok(limitsOut(tenant.settings.limits)) }),
   define({
     ...control,
     method: 'POST',
     path: `${BASE}/limits`,
     idempotency: 'optional',
     body: SetLimitsBody,
-    handler({ world, body }) {
-      const now = world.limits;
-      world.limits = {
-        platform: { ...now.platform, ...definedOnly(body.platform) },
-        platformScope: body.platform_scope ?? now.platformScope ?? 'tenant',
-        partner: { ...now.partner, ...definedOnly(body.partner) },
-        user: { ...now.user, ...definedOnly(body.user) },
-      };
-      return ok(limitsOut(world));
-    },
+    handler: ({ world, tenant, body }) => ok(limitsOut(change(world, tenant, 'limits', body).limits)),
   }),
-  define({ ...control, method: 'GET', path: `${BASE}/settings`, handler: ({ world }) => ok(settingsOut(world)) }),
+  define({ ...control, method: 'GET', path: `${BASE}/settings`, handler: ({ tenant }) => ok(timingsOut(tenant.settings.timings)) }),
   define({
     ...control,
     method: 'POST',
     path: `${BASE}/settings`,
     idempotency: 'optional',
     body: SetSettingsBody,
-    handler({ world, body }) {
-      const settings = world.settings;
-      if (body.quote_ttl_seconds !== undefined) settings.quoteTtlMs = body.quote_ttl_seconds * 1000;
-      if (body.deposit_window_seconds !== undefined) {
-        settings.depositWindowMs = body.deposit_window_seconds * 1000;
-        settings.transactionWindowMs = body.deposit_window_seconds * 1000;
-      }
-      if (body.settlement_delay_seconds !== undefined) settings.settlementDelayMs = body.settlement_delay_seconds * 1000;
-      return ok(settingsOut(world));
-    },
+    handler: ({ world, tenant, body }) => ok(timingsOut(change(world, tenant, 'timings', body).timings)),
   }),
 ];
 
-function priceOut(world: Platform): Record<string, unknown> {
-  const p = world.pricing;
-  return { mid_rate: p.midRate, spread_bps: p.spreadBps, withdrawal_fee_usdt: p.withdrawalFeeUsdt, available: p.available };
-}
-
-function limitsOut(world: Platform): Record<string, unknown> {
-  const l = world.limits;
-  return { platform: { ...l.platform }, platform_scope: l.platformScope ?? 'tenant', partner: { ...l.partner }, user: { ...l.user } };
-}
-
-function settingsOut(world: Platform): Record<string, unknown> {
-  const s = world.settings;
-  return { quote_ttl_seconds: s.quoteTtlMs / 1000, deposit_window_seconds: s.depositWindowMs / 1000, settlement_delay_seconds: s.settlementDelayMs / 1000 };
-}
-
-/** The fields of a partial body that were given (zod leaves absent optional keys out; be sure). */
-function definedOnly<T extends object>(value: T | undefined): { [K in keyof T]?: Exclude<T[K], undefined> } {
-  return Object.fromEntries(Object.entries(value ?? {}).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
+/** Applies a tenant's change given in wire names (the body the schema parsed), under the operator's rules; its settings after. */
+function change(world: Platform, tenant: TenantState, kind: SettingsKind, body: unknown): TenantSettings {
+  const parsed = parseSettings(kind, body, { operator: false, scope: world });
+  if (!parsed.ok) throw settingsError(parsed.issues);
+  world.changeSettings(tenant, kind, parsed.patch);
+  return tenant.settings;
 }

@@ -201,7 +201,7 @@ function FaultForm({ tenant }: { tenant: string }) {
 
 // Shown when the sandbox has the price helper route (GET/POST /v1/test_helpers/price).
 function PriceForm({ tenant }: { tenant: string }) {
-  const { data } = useData<Json>('api/price');
+  const { data } = useData<Json>(`api/tenants/${enc(tenant)}/price`);
   const [rate, setRate] = useState<string | null>(null);
   const [run, result, busy] = useAction(tenant);
   if (!data || typeof data['mid_rate'] !== 'string') return null;
@@ -216,6 +216,28 @@ function PriceForm({ tenant }: { tenant: string }) {
       <button type="button" disabled=${busy} onClick=${() => void run('/v1/test_helpers/price', { available: !data['available'] })}>${data['available'] ? 'Make unavailable' : 'Make available'}</button>
     </form>
     ${result}
+  </section>`;
+}
+
+// The tenant's own limits and timings, read-only (its price is the form above); "set by this
+// tenant" marks what it changed itself, the rest being the sandbox's defaults.
+function SettingsCard({ settings }: { settings: Json | undefined }) {
+  if (!settings) return null;
+  const changed = new Set((settings['changed'] as string[] | undefined) ?? []);
+  const mark = (path: string): unknown => (changed.has(path) ? html` <span class="muted">(set by this tenant)</span>` : null);
+  const limits = settings['limits'] as Record<string, Json>;
+  const timings = settings['timings'] as Json;
+  return html`<section aria-labelledby="settings-h" class="card">
+    <h2 id="settings-h">Limits and timings of this tenant</h2>
+    <dl class="fields">
+      ${['platform', 'partner', 'user'].map(
+        (level) => html`<div><dt>${level} limit (BRL)</dt><dd>daily <code>${String(limits[level]?.['daily'])}</code>${mark(`limits.${level}.daily`)}, monthly <code>${String(limits[level]?.['monthly'])}</code>${mark(`limits.${level}.monthly`)}</dd></div>`,
+      )}
+      <div><dt>platform scope</dt><dd><code>${String(limits['platform_scope'])}</code></dd></div>
+      ${['quote_ttl_seconds', 'deposit_window_seconds', 'settlement_delay_seconds'].map(
+        (name) => html`<div><dt>${name.replaceAll('_', ' ')}</dt><dd><code>${String(timings[name])}</code>${mark(`timings.${name}`)}</dd></div>`,
+      )}
+    </dl>
   </section>`;
 }
 
@@ -275,6 +297,7 @@ function TenantPage({ tenant }: { tenant: string }) {
       ]}
     />
     <${PriceForm} tenant=${tenant} />
+    <${SettingsCard} settings=${data['settings'] as Json | undefined} />
     <${FaultForm} tenant=${tenant} />
   </div>`;
 }

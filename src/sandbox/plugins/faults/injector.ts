@@ -69,10 +69,20 @@ function errorAnswerOf(action: Extract<FaultAction, { type: 'error' }>, plan: Ac
 const networkAnswer = (plan: ActivePlan): Answer => ({ status: 599, body: null, headers: { [NETWORK_FAULT_HEADER]: `network;plan=${plan.id}` } });
 
 
+/** How many plans one tenant may hold over HTTP (`POST /v1/test_helpers/faults`). */
+export const MAX_PLANS_PER_TENANT = 100;
+
 /** The fault injector of one sandbox. */
 export class FaultInjector implements SandboxFaults {
   readonly #random: Random;
+  // Every plan in the order added (the listing's order), and the same plans by tenant: a call
+  // looks at its own tenant's plans and the sandbox-wide ones only, so a tenant's plans cost
+  // nothing to another tenant's calls.
   #plans: ActivePlan[] = [];
+  readonly #byTenant = new Map<string, ActivePlan[]>();
+  #everyTenant: ActivePlan[] = [];
+  readonly #order = new WeakMap<ActivePlan, number>();
+  #added = 0;
   readonly #marks = new WeakMap<Call, Mark>();
 
   constructor(random: Random) {
@@ -91,18 +101,37 @@ export class FaultInjector implements SandboxFaults {
 
   add(plan: FaultPlanInput): string {
     const active = compilePlan(this.#random.uuid(), plan);
+    this.#order.set(active, this.#added++);
     this.#plans.push(active);
+    const tenantId = active.input.tenantId;
+    if (tenantId === undefined) this.#everyTenant.push(active);
+    else this.#byTenant.set(tenantId, [...(this.#byTenant.get(tenantId) ?? []), active]);
     return active.id;
+  }
+
+  /** How many plans a tenant holds (its own, not the sandbox-wide ones). */
+  countOf(tenantId: string): number {
+    return this.#byTenant.get(tenantId)?.length ?? 0;
   }
 
   remove(id: string): boolean {
     const before = this.#plans.length;
-    this.#plans = this.#plans.filter((p) => p.id !== id);
+    this.#keep((p) => p.id !== id);
     return this.#plans.length < before;
   }
 
   clear(tenantId?: string): void {
-    this.#plans = tenantId === undefined ? [] : this.#plans.filter((p) => p.input.tenantId !== tenantId);
+    this.#keep((p) => tenantId !== undefined && p.input.tenantId !== tenantId);
+  }
+
+  #keep(keep: (plan: ActivePlan) => boolean): void {
+    this.#plans = this.#plans.filter(keep);
+    this.#everyTenant = this.#everyTenant.filter(keep);
+    for (const [tenantId, plans] of this.#byTenant) {
+      const left = plans.filter(keep);
+      if (left.length === 0) this.#byTenant.delete(tenantId);
+      else if (left.length < plans.length) this.#byTenant.set(tenantId, left);
+    }
   }
 
   list(tenantId?: string): FaultPlan[] {
@@ -111,8 +140,18 @@ export class FaultInjector implements SandboxFaults {
 
   /** The plan with this id, if it belongs to the tenant (the HTTP helpers see their tenant's plans only). */
   get(id: string, tenantId: string): FaultPlan | undefined {
-    const plan = this.#plans.find((p) => p.id === id && p.input.tenantId === tenantId);
+    const plan = this.#byTenant.get(tenantId)?.find((p) => p.id === id);
     return plan && planView(plan);
+  }
+
+  /** The plans that may concern a call of this tenant, in the order they were added. */
+  #plansOf(tenantId: string): readonly ActivePlan[] {
+    const own = this.#byTenant.get(tenantId) ?? [];
+    const every = this.#everyTenant;
+    if (every.length === 0) return own;
+    if (own.length === 0) return every;
+    const order = (p: ActivePlan): number => this.#order.get(p) as number;
+    return [...own, ...every].sort((a, b) => order(a) - order(b));
   }
 
   readonly #transport: Middleware = (call, next) =>
@@ -132,7 +171,7 @@ export class FaultInjector implements SandboxFaults {
     const tenantId = call.tenantId;
     if (this.#plans.length === 0 || tenantId === null || EXEMPT.test(call.path)) return next();
     let chosen: ActivePlan | null = null;
-    for (const plan of this.#plans) {
+    for (const plan of this.#plansOf(tenantId)) {
       if (!planMatches(plan, call.method, call.path, tenantId)) continue;
       if (countCall(plan, chosen === null)) chosen = plan;
     }

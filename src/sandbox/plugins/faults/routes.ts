@@ -7,15 +7,18 @@ import * as z from 'zod/mini';
 import { ApiError, ERROR_STATUS, type ErrorCode, invalid } from '../../core/errors.js';
 import { IdParams } from '../../http/routes/shared.js';
 import { type RouteDef, created, define, ok } from '../../http/routes/types.js';
-import type { FaultInjector } from './injector.js';
+import { type FaultInjector, MAX_PLANS_PER_TENANT } from './injector.js';
 import type { FaultAction, FaultPlan, FaultPlanInput } from './plans.js';
 
 const Count = z.optional(z.int().check(z.gte(1), z.lte(1_000_000_000)));
 const ErrorCodeSchema = z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]);
 
+// `METHOD PATH` or `PATH`: METHOD `*` or methods joined by `|`; PATH from `/`, no spaces (plans.ts reads it).
+const MATCH = /^(?:(?:\*|(?:GET|POST|PATCH|DELETE|PUT)(?:\|(?:GET|POST|PATCH|DELETE|PUT))*) )?\/\S*$/;
+
 /** Body of `POST /v1/test_helpers/faults`. */
 export const CreateFaultBody = z.strictObject({
-  match: z.string().check(z.minLength(1), z.maxLength(500)),
+  match: z.string().check(z.minLength(1), z.maxLength(500), z.regex(MATCH, 'Expected "METHOD /path" or "/path": METHOD * or GET, POST, PATCH, DELETE, PUT joined by |')),
   nth: Count,
   times: Count,
   every: Count,
@@ -94,6 +97,9 @@ export function faultRoutes(faults: FaultInjector): RouteDef[] {
         if (body.every !== undefined) input.every = body.every;
         if (body.probability !== undefined) input.probability = body.probability;
         if (body.seed !== undefined) input.seed = body.seed;
+        if (faults.countOf(tenant.id) >= MAX_PLANS_PER_TENANT) {
+          throw invalid('', `A tenant holds at most ${MAX_PLANS_PER_TENANT} fault plans: remove some first (DELETE /v1/test_helpers/faults, or /v1/test_helpers/faults/{id}).`);
+        }
         let id: string;
         try {
           id = faults.add(input);
