@@ -327,7 +327,7 @@ export class SandboxImpl implements Sandbox {
   close(): Promise<void> {
     if (this.#closing !== null) return this.#closing;
     this.#platform.close();
-    const reason = new SandboxClosedError('webhook delivery');
+    const reason = new SandboxClosedError('webhooks');
     this.#closing = Promise.all(this.#plugins.map((plugin) => plugin.close?.(reason))).then(() => undefined);
     return this.#closing;
   }

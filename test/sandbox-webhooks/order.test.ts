@@ -159,6 +159,19 @@ describe('attempted_at', () => {
     expect((Date.parse(d?.next_attempt_at as string) - T0) / 1000).toBe(3_600 + 120);
   });
 
+  it('a retry due at once (a wait of 0) is sent without the clock moving, until the schedule ends', async () => {
+    const { sandbox, client } = setup({ webhooks: { retryScheduleSeconds: [0, 0] } });
+    const endpoint = await client.webhookEndpoints.create({ url: RECEIVER, event_types: ['user.kyc_pending'] });
+    let calls = 0;
+    sandbox.webhooks.listen(RECEIVER, () => (calls++, 503));
+    await createUsers(client, 1);
+    await sandbox.webhooks.flush();
+    expect(calls).toBe(3);
+    const [d] = (await client.webhookEndpoints.listDeliveries(endpoint.id)).data;
+    expect(d).toMatchObject({ status: 'failed', attempt_count: 3, next_attempt_at: null });
+    expect(d?.attempts.map((a) => a.attempted_at)).toEqual(Array(3).fill(new Date(T0).toISOString()));
+  });
+
   it('is the instant the attempt left its queue, for an attempt that waited for a free slot', async () => {
     const { sandbox, client } = setup({ webhooks: { concurrency: { perEndpoint: 1 } } });
     const endpoint = await client.webhookEndpoints.create({ url: RECEIVER, event_types: ['user.kyc_pending'] });

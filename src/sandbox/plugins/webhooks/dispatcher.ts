@@ -21,7 +21,7 @@
 
 /** Caps on attempts in flight at once. */
 export interface DeliveryConcurrency {
-  /** Attempts in flight to one endpoint (default 8). */
+  /** Attempts in flight to one endpoint (default 4). */
   perEndpoint: number;
   /** Attempts in flight for one tenant, all its endpoints together (default 32). */
   perTenant: number;
@@ -29,8 +29,12 @@ export interface DeliveryConcurrency {
   total: number;
 }
 
-/** The default caps of webhook attempts in flight: 8 per endpoint, 32 per tenant, 256 in all. */
-export const DEFAULT_DELIVERY_CONCURRENCY: Readonly<DeliveryConcurrency> = Object.freeze({ perEndpoint: 8, perTenant: 32, total: 256 });
+/**
+ * The default caps of webhook attempts in flight: 4 per endpoint (a receiver answering in 1 ms
+ * takes 4,000 a second), 32 per tenant (so eight tenants whose endpoints all hang leave room for
+ * the others), 256 in all (the server's open sockets).
+ */
+export const DEFAULT_DELIVERY_CONCURRENCY: Readonly<DeliveryConcurrency> = Object.freeze({ perEndpoint: 4, perTenant: 32, total: 256 });
 
 /** What the dispatcher schedules: an attempt of some tenant to some endpoint. */
 export interface DispatchJob {

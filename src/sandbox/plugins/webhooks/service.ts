@@ -288,17 +288,22 @@ export class WebhookService {
     }
   }
 
-  /** After an attempt of `deliveryId` ended: the due deliveries of its lane that it no longer holds go. */
+  /**
+   * After an attempt of `deliveryId` ended: the due deliveries of its lane that it no longer
+   * holds go, and so does the delivery itself if it is due again (a retry wait of 0, or a restore
+   * that brought it back while its attempt was in flight, whose timer fired meanwhile).
+   */
   #release(tenantId: string, deliveryId: string): void {
     const tenant = this.#platform.tenants.get(tenantId);
     const d = tenant === undefined ? undefined : this.store(tenant).deliveries.get(deliveryId);
     if (!tenant || !d) return;
     const store = this.store(tenant);
-    const lane = [...store.lanes.of(d)];
+    const lane = store.lanes.of(d);
+    const candidates = lane.length > 0 ? [...lane] : [d];
     if (d.status !== 'pending') store.lanes.remove(d);
     const now = tenant.clock.nowMs();
-    for (const x of lane) {
-      if (x !== d && x.nextAttemptAt !== null && x.nextAttemptAt <= now) this.#due(tenant, x);
+    for (const x of candidates) {
+      if (x.status === 'pending' && x.nextAttemptAt !== null && x.nextAttemptAt <= now) this.#due(tenant, x);
     }
   }
 
@@ -400,9 +405,8 @@ export class WebhookService {
       }
     }
     if (delivery.status === 'pending' && delivery.nextAttemptAt !== null && this.#platform.tenants.get(tenantId) === tenant) {
+      // (Due already, with a retry wait of 0 or a clock that moved on meanwhile: #release queues it.)
       this.#platform.schedule(tenant, delivery.nextAttemptAt, ATTEMPT_TIMER, delivery.id);
-      // Due already (a retry wait of 0, or the clock moved on while the attempt ran): now.
-      if (delivery.nextAttemptAt <= tenant.clock.nowMs()) tenant.clock.runDue();
     }
   }
 

@@ -114,11 +114,13 @@ export interface WebhookDeliveryOptions {
    */
   shuffle?: boolean | number | string;
   /**
-   * How many attempts may be in flight at once: to one endpoint (default 8), for one tenant
-   * (default 32) and in the whole sandbox (default 256). A slot goes in turn across tenants, then
-   * across a tenant's endpoints, so a slow or dead endpoint delays only itself and one tenant's
-   * backlog never starves another's. `{ perEndpoint: 1 }` delivers to each endpoint one event at
-   * a time, in the order of the log.
+   * How many attempts may be in flight at once: to one endpoint (default 4), for one tenant
+   * (default 32) and in the whole sandbox (default 256). A free slot goes in turn across tenants,
+   * then across a tenant's endpoints, so a slow or dead endpoint holds only its own slots and one
+   * tenant's backlog never starves another's. A tenant's own endpoints share its slots: eight of
+   * its endpoints that never answer fill them, and its other endpoints then take their turn in
+   * each slot that frees. `{ perEndpoint: 1 }` delivers to each endpoint one event at a time, in
+   * the order of the log.
    */
   concurrency?: Partial<DeliveryConcurrency>;
   /**
