@@ -152,11 +152,6 @@ export class WebhookService {
     return this.stores.of(tenant);
   }
 
-  /** Attempts in flight and waiting for a slot (diagnostics, tests). */
-  get load(): { running: number; queued: number } {
-    return { running: this.#dispatcher.running, queued: this.#dispatcher.queued };
-  }
-
   // --- delivery -------------------------------------------------------------------------
 
   #onEvent(event: SandboxEvent, tenantId: string): void {
