@@ -1,7 +1,8 @@
 /**
  * Issue 21: the server's webhook transport keeps its open sockets under its caps (its own
  * agents: `maxSockets` per origin, `maxTotalSockets` in all, idle keep-alive ones included),
- * and a sandbox sending through it never has more attempts in flight than its caps. The
+ * a sandbox sending through it never has more attempts in flight than its caps, and the
+ * server's stop closes its sandbox. The
  * receivers count their open connections; they answer only once the cap is reached, so a
  * transport over its cap shows more than the cap open at once and one under it never gets there.
  */
@@ -9,7 +10,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PixUsdt } from '../../src/index.js';
-import { createSandbox } from '../../src/sandbox/index.js';
+import { createSandbox, isSandboxClosedError } from '../../src/sandbox/index.js';
+import { startServer } from '../../src/server/main.js';
 import { createHttpsTransport } from '../../src/server/transport.js';
 import { cpf } from '../support/fixtures.js';
 
@@ -130,5 +132,43 @@ describe('a sandbox delivering through the transport', () => {
       transport.close();
     }
     expect(sandbox.webhooks.pending().every((p) => p.attemptCount === 0)).toBe(true);
+  });
+});
+
+describe('the server’s stop', () => {
+  it('closes its sandbox: the attempt in flight to a hanging receiver is aborted, nothing is recorded, later calls are refused', async () => {
+    const counts = new Connections();
+    const held: http.ServerResponse[] = [];
+    const url = await receiver(counts, new Connections(), 1_000, held);
+    const server = await startServer(
+      { port: 0, host: '127.0.0.1', https: false, cert: undefined, key: undefined, seed: 21, environment: 'sandbox', insecureWebhooks: false },
+      () => undefined,
+    );
+    const call = (method: string, path: string, body: unknown): Promise<Response> =>
+      fetch(`${server.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${server.sandbox.apiKey}`, 'content-type': 'application/json', 'idempotency-key': `${method}${path}${JSON.stringify(body)}` },
+        body: JSON.stringify(body),
+      });
+    expect((await call('POST', '/v1/webhook_endpoints', { url, event_types: ['*'] })).status).toBe(201);
+    expect((await call('POST', '/v1/users', { external_id: 'stop', name: 'Stop', document_type: 'cpf', document_number: cpf(1) })).status).toBe(201);
+    await new Promise<void>((resolve, reject) => {
+      const check = setInterval(() => {
+        if (counts.requests >= 1) {
+          clearInterval(check);
+          resolve();
+        }
+      }, 5);
+      setTimeout(() => (clearInterval(check), reject(new Error('the delivery never arrived'))), 10_000);
+    });
+    expect(counts.open).toBe(1);
+    await server.close();
+    // The abort destroyed the connection; the delivery stays pending with no attempt recorded.
+    await new Promise<void>((resolve) => {
+      const check = setInterval(() => counts.open === 0 && (clearInterval(check), resolve()), 5);
+    });
+    expect(server.sandbox.webhooks.pending()).toMatchObject([{ attemptCount: 0 }]);
+    const refused = await server.sandbox.fetch('/v1/users').catch((error: unknown) => error);
+    expect(isSandboxClosedError((refused as TypeError).cause)).toBe(true);
   });
 });
