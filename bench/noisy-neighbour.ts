@@ -15,6 +15,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { cpf } from '../test/support/fixtures.js';
 
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const B_EVENTS = 300;
@@ -34,16 +35,6 @@ export interface NoisyFigure {
   p99Ms: number;
   maxMs: number;
   aMostOpen: number;
-}
-
-function cpf(n: number): string {
-  const d = [...String(100_000_000 + (n % 800_000_000)).slice(0, 9)].map(Number);
-  for (const len of [9, 10]) {
-    let sum = 0;
-    for (let i = 0; i < len; i++) sum += (d[i] as number) * (len + 1 - i);
-    d.push(((sum * 10) % 11) % 10);
-  }
-  return d.join('');
 }
 
 interface Receiver {

@@ -126,8 +126,8 @@ export interface SandboxHooks {
   onCommit?: CommitHook;
 }
 
-// Runtimes without explicit resource management (Safari today) have no Symbol.dispose: the
-// registered symbols TypeScript's own helpers fall back to.
+// Runtimes without explicit resource management (Safari today) have no Symbol.dispose: there,
+// the registered symbols that esbuild's lowering of `using` falls back to.
 const DISPOSE: typeof Symbol.dispose = Symbol.dispose ?? (Symbol.for('Symbol.dispose') as typeof Symbol.dispose);
 const ASYNC_DISPOSE: typeof Symbol.asyncDispose = Symbol.asyncDispose ?? (Symbol.for('Symbol.asyncDispose') as typeof Symbol.asyncDispose);
 

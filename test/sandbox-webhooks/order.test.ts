@@ -99,8 +99,9 @@ describe('order per object', () => {
     sandbox.webhooks.assertNothingPending();
   });
 
-  it('holds up to a bound: after holdBehindFailures failures of the earlier event, the later one goes', async () => {
-    const { sandbox, client } = setup({ webhooks: { holdBehindFailures: 2 } });
+  /** A receiver that always refuses `user.kyc_pending`; one user created, then approved. The arrivals, by type. */
+  async function refusingPending(options: SandboxOptions): Promise<{ sandbox: Sandbox; arrivals: string[] }> {
+    const { sandbox, client } = setup(options);
     await client.webhookEndpoints.create({ url: RECEIVER, event_types: ['*'] });
     const arrivals: string[] = [];
     sandbox.webhooks.listen(RECEIVER, async (request) => {
@@ -112,6 +113,11 @@ describe('order per object', () => {
     await sandbox.webhooks.flush();
     await client.testHelpers.users.kyc(userId as string, { status: 'approved' });
     await sandbox.webhooks.flush();
+    return { sandbox, arrivals };
+  }
+
+  it('holds up to a bound: after holdBehindFailures failures of the earlier event, the later one goes', async () => {
+    const { sandbox, arrivals } = await refusingPending({ webhooks: { holdBehindFailures: 2 } });
     expect(arrivals).toEqual(['user.kyc_pending']);
     // The second failure (at 30 s) ends the hold: the approval goes, out of order on purpose.
     await sandbox.clock.advance({ seconds: 30 });
@@ -122,18 +128,7 @@ describe('order per object', () => {
   });
 
   it('keeps no order per object in the shuffle test mode', async () => {
-    const { sandbox, client } = setup({ webhooks: { shuffle: 'order-seed' } });
-    await client.webhookEndpoints.create({ url: RECEIVER, event_types: ['*'] });
-    const arrivals: string[] = [];
-    sandbox.webhooks.listen(RECEIVER, async (request) => {
-      const { type } = await about(request);
-      arrivals.push(type);
-      return type === 'user.kyc_pending' ? 500 : 200;
-    });
-    const [userId] = await createUsers(client, 1);
-    await sandbox.webhooks.flush();
-    await client.testHelpers.users.kyc(userId as string, { status: 'approved' });
-    await sandbox.webhooks.flush();
+    const { arrivals } = await refusingPending({ webhooks: { shuffle: 'order-seed' } });
     // Not held behind the retrying kyc_pending.
     expect(arrivals).toEqual(['user.kyc_pending', 'user.kyc_approved']);
   });
