@@ -3,7 +3,7 @@
 // Run: npx vitest run examples/testing-with-vitest.test.ts
 import { PixUsdt, isApiErrorCode } from 'pix-usdt';
 import { createSandbox, type Sandbox } from 'pix-usdt/sandbox';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 let sandbox: Sandbox;
 let client: PixUsdt;
@@ -12,6 +12,9 @@ beforeEach(() => {
   sandbox = createSandbox({ now: '2026-11-21T12:00:00Z' });
   client = new PixUsdt({ apiKey: sandbox.apiKey, fetch: sandbox.fetch });
 });
+
+// Nothing of a finished test fires into the next one (a dropped sandbox is collected anyway).
+afterEach(() => sandbox.close());
 
 async function approvedUser() {
   const user = await client.users.create({

@@ -208,7 +208,15 @@ export type ClockState = z.infer<typeof ClockState>;
 
 /** Sandbox extension: body of `POST /v1/test_helpers/clock/advance`. */
 export const AdvanceClockBody = /* @__PURE__ */ lazy(() =>
-  z.strictObject({ seconds: z.number().check(z.gte(0), z.lte(31_536_000)) }));
+  z.strictObject({
+    seconds: z.number().check(z.gte(0), z.lte(31_536_000)),
+    /**
+     * `true`: step through the span as the in-process `sandbox.clock.advance` does, sending each
+     * webhook attempt that falls due at its instant, and answer once this tenant's deliveries have
+     * ended. Default `false`: answer at once; the deliveries made due are sent after, at the new time.
+     */
+    wait_for_deliveries: z.optional(z.boolean()),
+  }));
 /** Sandbox extension: body of `POST /v1/test_helpers/clock/advance`. */
 export type AdvanceClockBody = z.infer<typeof AdvanceClockBody>;
 

@@ -14,6 +14,7 @@ import type { Sandbox, SandboxOptions } from './types.js';
 export type { Sandbox, SandboxClientOptions, SandboxEvents, SandboxOptions, SandboxTenant, SandboxTenantSettings } from './types.js';
 
 export { ApiError, ERROR_STATUS, type ErrorCode } from './core/errors.js';
+export { SandboxClosedError, isSandboxClosedError } from './closing.js';
 export { CAPABILITIES, type Capability } from './core/capabilities.js';
 export { DEFAULT_PRICING, type PricingSettings } from './core/pricing.js';
 export { DEFAULT_LIMITS, type LimitPair, type LimitSettings } from './core/limits.js';

@@ -71,7 +71,15 @@ export function createSandboxHandlers(sandbox: Pick<Sandbox, 'handle'>, options:
   if (bases.length === 0) throw new TypeError('baseUrl: give at least one base URL.');
   return [...new Set(bases.map(normalize))].map((base) =>
     http.all(`${base}/v1/*`, async ({ request }) => {
-      const response = await sandbox.handle(request);
+      let response: Response;
+      try {
+        response = await sandbox.handle(request);
+      } catch (error) {
+        // A closed sandbox is a stopped server: the caller's fetch rejects. (By name: this entry
+        // carries no copy of the sandbox's code, and the error may come from another bundle.)
+        if (error instanceof Error && error.name === 'SandboxClosedError') return HttpResponse.error();
+        throw error;
+      }
       // An injected network fault: the caller's fetch rejects, as on a real connection failure.
       return isNetworkFault(response) ? HttpResponse.error() : response;
     }),

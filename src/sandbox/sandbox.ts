@@ -21,6 +21,7 @@ import { NETWORK_FAULT_HEADER, faultPlanOf } from './plugins/faults/marker.js';
 import { type SandboxWebhooks, type WebhookRecords, webhooksPlugin } from './plugins/webhooks/index.js';
 import type { Sandbox, SandboxClientOptions, SandboxEvents, SandboxOptions, SandboxTenant, SandboxTenantSettings } from './types.js';
 import { INSPECTOR_BASE, inspectorHandler } from './inspector/handler.js';
+import { SandboxClosedError, closedFetch, guardFaults, guardWebhooks } from './closing.js';
 import { Inspection, requestOut } from './inspector/inspection.js';
 import type { SandboxInspector } from './inspector/types.js';
 
@@ -130,10 +131,17 @@ export interface SandboxHooks {
   onCommit?: CommitHook;
 }
 
+// Runtimes without explicit resource management (Safari today) have no Symbol.dispose: there,
+// the registered symbols that esbuild's lowering of `using` falls back to.
+const DISPOSE: typeof Symbol.dispose = Symbol.dispose ?? (Symbol.for('Symbol.dispose') as typeof Symbol.dispose);
+const ASYNC_DISPOSE: typeof Symbol.asyncDispose = Symbol.asyncDispose ?? (Symbol.for('Symbol.asyncDispose') as typeof Symbol.asyncDispose);
+
 /** The sandbox behind `createSandbox`. */
 export class SandboxImpl implements Sandbox {
   readonly #platform: Platform;
   readonly #app: App;
+  readonly #plugins: ReadonlyArray<SandboxPlugin<unknown>>;
+  #closing: Promise<void> | null = null;
   readonly #initial: SandboxSnapshot;
   readonly #trackers = new WeakMap<TenantState, TenantTracker>();
   readonly fetch: Sandbox['fetch'];
@@ -149,10 +157,13 @@ export class SandboxImpl implements Sandbox {
     this.#platform = platform;
     this.#app = app;
     app.onCommit = hooks.onCommit;
-    this.webhooks = webhooks.api;
-    this.faults = faults.api;
+    this.#plugins = [webhooks, faults];
+    const closed = (): boolean => platform.closed;
+    this.webhooks = guardWebhooks(webhooks.api, closed);
+    this.faults = guardFaults(faults.api, closed);
     this.#initial = takeSnapshot(platform);
     this.fetch = (input, init) => {
+      if (platform.closed) return closedFetch();
       try {
         const signal = init?.signal ?? (input instanceof Request ? input.signal : undefined);
         if (signal?.aborted) return Promise.reject(signal.reason);
@@ -176,6 +187,11 @@ export class SandboxImpl implements Sandbox {
     this.inspector = createInspector(this.#inspection, parts, this.fetch);
   }
 
+  /** Throws once the sandbox is closed: `what` acts (sends, moves time, delivers or changes state). */
+  #open(what: string): void {
+    if (this.#platform.closed) throw new SandboxClosedError(what);
+  }
+
   #tenant(id: string): TenantState {
     const tenant = this.#platform.tenants.get(id);
     if (!tenant) throw new RangeError(`No tenant ${id} in this sandbox.`);
@@ -183,6 +199,7 @@ export class SandboxImpl implements Sandbox {
   }
 
   handle(request: Request): Promise<Response> {
+    if (this.#platform.closed) return Promise.reject(new SandboxClosedError('handle'));
     return this.#app.handle(request);
   }
 
@@ -206,11 +223,13 @@ export class SandboxImpl implements Sandbox {
     if (typeof tenantId === 'string') this.#tenant(tenantId);
     return {
       now: () => this.#tenant(id()).clock.now(),
-      advance: (duration: Duration) => this.#tenant(id()).clock.advance(duration),
+      advance: (duration: Duration) =>
+        this.#platform.closed ? Promise.reject(new SandboxClosedError('clock.advance')) : this.#tenant(id()).clock.advance(duration),
     };
   }
 
   clientOptions(tenant?: Pick<SandboxTenant, 'apiKey' | 'tenantId'>): SandboxClientOptions {
+    this.#open('clientOptions');
     const tenantId = tenant?.tenantId ?? this.#platform.defaultTenantId;
     const clock = (): Clock => this.#tenant(tenantId).clock;
     clock();
@@ -220,6 +239,7 @@ export class SandboxImpl implements Sandbox {
       // The client's retry waits: virtual time moves (timers fire, as they would while waiting).
       sleep: async (ms, signal) => {
         if (signal?.aborted) throw signal.reason;
+        this.#open('clock.advance');
         await clock().advance({ ms: Math.max(0, ms) });
         if (signal?.aborted) throw signal.reason;
       },
@@ -233,6 +253,7 @@ export class SandboxImpl implements Sandbox {
     const platform = this.#platform;
     const tenant = (): TenantState => this.#tenant(id());
     const change = <K extends SettingsKind>(kind: K, input: unknown, where: string): void => {
+      this.#open(where);
       platform.changeSettings(tenant(), kind, settingsFromOptions(kind, input, where, { operator: false, scope: platform }));
     };
     // Getters answer copies: a caller mutating what it read changes nothing.
@@ -254,6 +275,7 @@ export class SandboxImpl implements Sandbox {
   }
 
   createTenant(options: { capabilities?: string[] } = {}): SandboxTenant {
+    this.#open('createTenant');
     const unknown = options.capabilities?.find((c) => !this.#platform.knownCapability(c));
     if (unknown !== undefined) throw new RangeError(`Unknown capability: ${unknown}`);
     const { tenant, key } = this.#platform.createTenant(options.capabilities);
@@ -289,6 +311,7 @@ export class SandboxImpl implements Sandbox {
   }
 
   reset(): void {
+    this.#open('reset');
     const now = this.#tenant(this.#platform.defaultTenantId).clock.nowMs();
     loadSnapshot(this.#platform, this.#initial, now);
     this.#inspection.forget();
@@ -299,6 +322,7 @@ export class SandboxImpl implements Sandbox {
   }
 
   restore(snapshot: SandboxSnapshot | string): void {
+    this.#open('restore');
     loadSnapshot(this.#platform, snapshot);
     this.#inspection.forget();
   }
@@ -326,15 +350,18 @@ export class SandboxImpl implements Sandbox {
   }
 
   use(name: string, middleware: Middleware, before?: string): void {
+    this.#open('use');
     this.#app.use(name, middleware, before);
   }
 
   on<K extends keyof SandboxEvents>(event: K, listener: (...args: SandboxEvents[K]) => void): this {
+    this.#open('on');
     this.#platform.on(event, listener as never);
     return this;
   }
 
   once<K extends keyof SandboxEvents>(event: K, listener: (...args: SandboxEvents[K]) => void): this {
+    this.#open('once');
     this.#platform.once(event, listener as never);
     return this;
   }
@@ -342,5 +369,26 @@ export class SandboxImpl implements Sandbox {
   off<K extends keyof SandboxEvents>(event: K, listener?: (...args: SandboxEvents[K]) => void): this {
     this.#platform.off(event, listener as never);
     return this;
+  }
+
+  /**
+   * Stops everything at once: the real timer (no tenant's timer fires on its own any more),
+   * queued webhook attempts (never sent) and attempts in flight (aborted, not recorded). Resolves
+   * once those have ended. Idempotent.
+   */
+  close(): Promise<void> {
+    if (this.#closing !== null) return this.#closing;
+    this.#platform.close();
+    const reason = new SandboxClosedError('webhooks');
+    this.#closing = Promise.all(this.#plugins.map((plugin) => plugin.close?.(reason))).then(() => undefined);
+    return this.#closing;
+  }
+
+  [DISPOSE](): void {
+    void this.close();
+  }
+
+  [ASYNC_DISPOSE](): Promise<void> {
+    return this.close();
   }
 }

@@ -14,6 +14,16 @@ import type { SandboxInspector } from './inspector/types.js';
 import type { SandboxFaults } from './plugins/faults/index.js';
 import type { SandboxWebhooks, WebhookDeliveryOptions, WebhookTransport } from './plugins/webhooks/index.js';
 
+declare global {
+  // The symbols of explicit resource management (`using`), declared as @types/node and
+  // TypeScript's lib.esnext.disposable declare them, for projects with neither (a browser app
+  // on lib es2022): `Sandbox` names them. Node 20 and current engines define them at run time.
+  interface SymbolConstructor {
+    readonly dispose: unique symbol;
+    readonly asyncDispose: unique symbol;
+  }
+}
+
 /** Options of `createSandbox`. */
 export interface SandboxOptions {
   /** `'sandbox'` (default: `sk_test_` keys, test helpers) or `'production'` (`sk_live_` keys, test helpers answer 404). */
@@ -205,4 +215,33 @@ export interface Sandbox {
   once<K extends keyof SandboxEvents>(event: K, listener: (...args: SandboxEvents[K]) => void): this;
   /** Removes `listener` (or, without one, every listener of `event`). */
   off<K extends keyof SandboxEvents>(event: K, listener?: (...args: SandboxEvents[K]) => void): this;
+  /**
+   * Stops the sandbox at once, when called: no timer of any tenant fires any more, no queued
+   * webhook attempt is sent, and attempts in flight are aborted (their transport's `signal`, or
+   * an in-process receiver's `context.signal`) and not recorded. The promise resolves once those
+   * attempts have ended. Closing twice is harmless (the same promise).
+   *
+   * After it, whatever acts throws a `SandboxClosedError` (a promise rejects with one): `fetch`
+   * rejects as a `fetch` to a stopped server does (`TypeError('fetch failed')` with the error
+   * as its `cause`), as do `handle`, `clock.advance`, `createTenant`, `clientOptions`,
+   * `setPrice`, `setLimits`, `reset`, `restore`, `use`, `on`, `once`, `webhooks.listen`,
+   * `webhooks.nextEvent`, `webhooks.flush` and `faults.add`; a pending `nextEvent` rejects.
+   * Reads (`events`, `snapshot`, `webhooks.delivered`, `webhooks.pending`, the inspector's reads,
+   * `clock.now`...) answer the state as it was when it closed.
+   *
+   * A sandbox nobody references is garbage-collected with its timers without `close()`; close
+   * it to stop its deliveries at a known point (the end of a test).
+   *
+   * @example
+   * ```ts
+   * afterEach(() => sandbox.close());
+   * // or, with explicit resource management:
+   * await using sandbox = createSandbox();
+   * ```
+   */
+  close(): Promise<void>;
+  /** Closes the sandbox without waiting for attempts in flight (`using sandbox = createSandbox()`). */
+  [Symbol.dispose](): void;
+  /** Closes the sandbox and waits for attempts in flight (`await using sandbox = createSandbox()`). */
+  [Symbol.asyncDispose](): Promise<void>;
 }

@@ -6,7 +6,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import type { Sandbox, SandboxOptions } from '../sandbox/index.js';
+import { DEFAULT_DELIVERY_CONCURRENCY, type Sandbox, type SandboxOptions } from '../sandbox/index.js';
 import { SandboxImpl } from '../sandbox/sandbox.js';
 import { INSPECTOR_PATH, isInspectorPath, serveInspector } from './inspector.js';
 import { type RequestLogEntry, createClientErrorHandler, createConnectHandler, createListener } from './adapter.js';
@@ -96,14 +96,14 @@ async function tlsMaterial(options: ServeOptions): Promise<TlsMaterial | null> {
 export async function startServer(options: ServerOptions, log: (line: string) => void): Promise<RunningServer> {
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const cors = new CorsPolicy(options.corsOrigins ?? []);
-  const sandboxOptions: SandboxOptions = {
+  // Open sockets stay under the caps of attempts in flight (the sandbox's defaults).
+  const transport = createHttpsTransport({
     environment: options.environment,
-    webhookTransport: createHttpsTransport({
-      environment: options.environment,
-      insecure: options.insecureWebhooks,
-      allow: options.webhookAllow ?? [],
-    }),
-  };
+    insecure: options.insecureWebhooks,
+    allow: options.webhookAllow ?? [],
+    maxTotalSockets: DEFAULT_DELIVERY_CONCURRENCY.total,
+  });
+  const sandboxOptions: SandboxOptions = { environment: options.environment, webhookTransport: transport };
   if (options.seed !== undefined) sandboxOptions.seed = options.seed;
   const { limits: limitFlags, ...settings } = options.settings ?? {};
   Object.assign(sandboxOptions, settings);
@@ -202,9 +202,15 @@ export async function startServer(options: ServerOptions, log: (line: string) =>
       requests.closeStreams();
       closing ??= new Promise<void>((resolve) => {
         server.close(() => {
-          // Every answer has left: the state goes to one snapshot, the journal starts empty.
+          // Every answer has left. No timer fires and no delivery leaves after this; attempts in
+          // flight are aborted and stay pending (retried after a restart on the same data).
+          const stopped = sandbox.close();
+          // The state goes to one snapshot, the journal starts empty.
           store?.close();
-          resolve();
+          void stopped.finally(() => {
+            transport.close();
+            resolve();
+          });
         });
         // Keep-alive sockets with no request in flight would hold `close` open.
         server.closeIdleConnections();

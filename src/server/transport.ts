@@ -1,7 +1,10 @@
 /**
  * Webhook deliveries over the network: one real HTTPS POST per attempt (`node:https`), with a
  * time limit, to the destinations {@link DeliveryPolicy} allows. The sandbox signs the body and
- * records the outcome; this only carries it.
+ * records the outcome; this only carries it. Connections come from agents of its own, capped
+ * like the sandbox's attempts (issue 21: with the global agent, hanging receivers held 5,494
+ * sockets open): kept alive between attempts, never more than `maxSockets` to one origin nor
+ * `maxTotalSockets` in all, idle ones included.
  * @module
  */
 import type { lookup as dnsLookup } from 'node:dns';
@@ -24,7 +27,10 @@ export interface WebhookReply {
 }
 
 /** The sandbox's webhook transport signature: a rejected promise is a transport error. */
-export type HttpWebhookTransport = (request: WebhookRequest) => Promise<WebhookReply>;
+export type HttpWebhookTransport = ((request: WebhookRequest, context?: { signal?: AbortSignal }) => Promise<WebhookReply>) & {
+  /** Closes every connection it holds (the server's stop). */
+  close(): void;
+};
 
 /** Options of {@link createHttpsTransport}. */
 export interface HttpsTransportOptions {
@@ -40,7 +46,14 @@ export interface HttpsTransportOptions {
   timeoutMs?: number;
   /** At most this many bytes of the receiver's answer are kept (default 4,096). */
   maxResponseBytes?: number;
+  /** Open connections to one origin, at most (default: `maxTotalSockets`). */
+  maxSockets?: number;
+  /** Open connections in all, idle keep-alive ones included, at most (default 256, the sandbox's cap of attempts in flight). */
+  maxTotalSockets?: number;
 }
+
+/** An idle kept-alive connection is closed after this. */
+const IDLE_SOCKET_MS = 4_000;
 
 const USER_AGENT = 'pix-usdt-sandbox (webhooks)';
 
@@ -50,6 +63,9 @@ const USER_AGENT = 'pix-usdt-sandbox (webhooks)';
  * does not name. Redirects are not followed: a 3xx is the receiver's answer.
  */
 export function createHttpsTransport(options: HttpsTransportOptions = {}): HttpWebhookTransport {
+  const maxTotalSockets = options.maxTotalSockets ?? 256;
+  const sockets = { keepAlive: true, timeout: IDLE_SOCKET_MS, maxTotalSockets, maxSockets: Math.min(options.maxSockets ?? maxTotalSockets, maxTotalSockets), maxFreeSockets: 4 };
+  const agents = { http: new http.Agent(sockets), https: new https.Agent(sockets) };
   const timeoutMs = options.timeoutMs ?? 10_000;
   const maxBytes = options.maxResponseBytes ?? 4096;
   const policy = new DeliveryPolicy({
@@ -57,8 +73,10 @@ export function createHttpsTransport(options: HttpsTransportOptions = {}): HttpW
     insecure: options.insecure === true,
     allow: options.allow ?? [],
   });
-  return (request) =>
-    new Promise<WebhookReply>((resolve, reject) => {
+  const send = (request: WebhookRequest, context: { signal?: AbortSignal } = {}): Promise<WebhookReply> => {
+    // The sandbox's close aborts an attempt in flight; the listener leaves with the attempt.
+    let forget = (): void => undefined;
+    return new Promise<WebhookReply>((resolve, reject) => {
       let url: URL;
       let destination: Destination;
       try {
@@ -108,10 +126,15 @@ export function createHttpsTransport(options: HttpsTransportOptions = {}): HttpW
       };
       // One deadline for the whole attempt (a socket timeout alone restarts on every byte).
       const timer = setTimeout(() => fail(new Error(`Webhook attempt timed out after ${timeoutMs} ms.`)), timeoutMs);
+      const { signal } = context;
+      const onAbort = (): void => fail(new Error('Webhook attempt aborted.'));
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      forget = () => signal?.removeEventListener('abort', onAbort);
       const tls = secure ? { rejectUnauthorized: destination.verify } : {};
       const lookup = policy.lookup(destination, options.lookup);
       try {
-        req = (secure ? https.request : http.request)(url, { method: 'POST', headers, lookup, ...tls }, onResponse);
+        req = (secure ? https.request : http.request)(url, { method: 'POST', headers, lookup, agent: secure ? agents.https : agents.http, ...tls }, onResponse);
       } catch (error) {
         // e.g. a header value Node refuses
         fail(new Error(`Webhook attempt failed: ${(error as NodeJS.ErrnoException).code ?? 'invalid request'}`));
@@ -121,5 +144,12 @@ export function createHttpsTransport(options: HttpsTransportOptions = {}): HttpW
         fail(error instanceof DeliveryRefusedError ? error : new Error(`Webhook attempt failed: ${error.code ?? error.message}`)),
       );
       req.end(body);
-    });
+    }).finally(() => forget());
+  };
+  return Object.assign(send, {
+    close() {
+      agents.http.destroy();
+      agents.https.destroy();
+    },
+  });
 }

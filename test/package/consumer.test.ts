@@ -61,7 +61,13 @@ async function main(): Promise<void> {
   const timestamp = Math.floor(Date.parse('2026-11-21T12:00:00Z') / 1000);
   const header = await signPayload(raw, secret, { timestamp });
   const event = await constructEvent(raw, { 'x-service-signature': header }, secret, { now: new Date('2026-11-21T12:01:00Z') });
-  console.log(JSON.stringify({ userId: user.id, statuses, verified: event.type, entries }));
+  // close() and explicit resource management: the symbols type-check without lib esnext.disposable.
+  await sandbox.close();
+  const disposed = createSandbox();
+  disposed[Symbol.dispose]();
+  await createSandbox()[Symbol.asyncDispose]();
+  const closed = await sandbox.fetch('/v1/users').then(() => 'open', (error: unknown) => String((error as { cause?: unknown }).cause));
+  console.log(JSON.stringify({ userId: user.id, statuses, verified: event.type, entries, closed }));
 }
 
 // No Node types in the consumer (browser partners have none): an unhandled rejection exits 1.
@@ -130,10 +136,11 @@ describe.each(Object.keys(COMPILERS) as Array<keyof typeof COMPILERS>)('a consum
     if (!MODES[mode].runs) return;
     // The compiled consumer runs on this node, resolving the package as Node does.
     const out = execFileSync(process.execPath, [join(scratch, mode, `out-${compiler.replace(/\D/g, '')}`, 'index.js')], { encoding: 'utf8' });
-    const result = JSON.parse(out.trim().split('\n').pop()!) as { userId: string; statuses: number[]; verified: string; entries: Array<[string, number]> };
+    const result = JSON.parse(out.trim().split('\n').pop()!) as { userId: string; statuses: number[]; verified: string; entries: Array<[string, number]>; closed: string };
     expect(result.userId).toMatch(/^[0-9a-f-]{36}$/);
     expect(result.statuses).toEqual([201]);
     expect(result.verified).toBe('user.created');
+    expect(result.closed).toMatch(/^SandboxClosedError: fetch: this sandbox is closed/);
     expect(result.entries.map(([specifier]) => specifier)).toEqual(entries);
     for (const [specifier, exported] of result.entries) expect(exported, specifier).toBeGreaterThan(0);
   }, 120_000);

@@ -246,8 +246,9 @@ describe('time travel: trigger conversion.abandoned and resend --failed', () => 
     const endpoint = await api<{ id: string; secret: string }>(ready, 'POST', '/v1/webhook_endpoints', { url: 'https://127.0.0.1:1/nowhere', event_types: ['user.kyc_pending'] }, { 'idempotency-key': 'dead-endpoint' });
     expect(endpoint.status).toBe(201);
     await runToEnd(['trigger', 'user.kyc_pending'], envOf(ready));
-    // Every retry of the schedule (about 31 hours) fails against a closed port: dead letter.
-    await api(ready, 'POST', '/v1/test_helpers/clock/advance', { seconds: 2 * 86_400 });
+    // Every retry of the schedule (about 31 hours) fails against a closed port: dead letter. The
+    // advance steps through each retry at its instant and answers once they were made.
+    await api(ready, 'POST', '/v1/test_helpers/clock/advance', { seconds: 2 * 86_400, wait_for_deliveries: true });
     const list = await api<{ data: Array<{ id: string; status: string }> }>(ready, 'GET', `/v1/webhook_endpoints/${endpoint.body.id}/deliveries?status=failed`);
     expect(list.body.data.length).toBeGreaterThan(0);
     const { code, lines, child } = await runToEnd(['resend', '--failed', '--json'], envOf(ready));

@@ -7,12 +7,34 @@
  * earliest: the cost follows the tenants that have something due, never the idle ones.
  * Entries are never removed, only outdated: a tenant's entry counts while it is the instant
  * noted for that tenant, and waking a tenant that has nothing due yet costs one `runDue`.
+ *
+ * The real timer holds the alarm weakly (issue 21): a pending timer is a root of the runtime, and
+ * a callback closing over the alarm would keep its platform, every tenant and every record alive
+ * until the next due instant (a deposit window: 15 minutes; a standby: 7 days) after the test
+ * that made the sandbox dropped it. The callback receives a `WeakRef`; when the alarm is
+ * collected, a `FinalizationRegistry` clears its timer. `close()` stops it at once.
  * @module
  */
 import { realClearTimeout, realSetTimeout } from './real-time.js';
 
 /** The longest wait `setTimeout` takes (about 24.8 days); a later instant is re-armed on waking. */
 const MAX_WAIT_MS = 2_147_000_000;
+
+type Handle = ReturnType<typeof realSetTimeout>;
+
+/** The armed real timer of an alarm, in a box that does not point back at the alarm. */
+interface Armed {
+  handle: Handle | null;
+}
+
+// One registry for every alarm: a registry collected with its alarm would never call back.
+const DISARM =
+  typeof FinalizationRegistry === 'function'
+    ? new FinalizationRegistry<Armed>((armed) => {
+        if (armed.handle !== null) realClearTimeout(armed.handle);
+        armed.handle = null;
+      })
+    : null;
 
 /** The alarm of a platform. */
 export class Alarm {
@@ -21,17 +43,26 @@ export class Alarm {
   readonly #id: string[] = [];
   /** The instant each tenant is registered for; a heap entry with another instant is outdated. */
   readonly #noted = new Map<string, number>();
-  #handle: ReturnType<typeof realSetTimeout> | null = null;
+  readonly #armed: Armed = { handle: null };
   #armedAt = Infinity;
+  #closed = false;
   /** Fires a tenant's due timers and answers when its next one falls due, in real time (or `null`). */
   readonly #run: (tenantId: string) => number | null;
 
   constructor(run: (tenantId: string) => number | null) {
     this.#run = run;
+    DISARM?.register(this, this.#armed, this.#armed);
+  }
+
+  /** The timer's callback: it reaches the alarm through a weak reference only. */
+  static #ring(ref: WeakRef<Alarm> | Alarm): void {
+    const alarm = ref instanceof Alarm ? ref : ref.deref();
+    if (alarm !== undefined) alarm.#wake();
   }
 
   /** Wakes `tenantId` at `realAt` (ms since the epoch) unless it is already due to wake earlier. */
   note(tenantId: string, realAt: number): void {
+    if (this.#closed) return;
     const known = this.#noted.get(tenantId);
     if (known !== undefined && known <= realAt) return;
     this.#noted.set(tenantId, realAt);
@@ -46,27 +77,35 @@ export class Alarm {
 
   /** Disarms the real timer and forgets every tenant. */
   clear(): void {
-    if (this.#handle !== null) realClearTimeout(this.#handle);
-    this.#handle = null;
+    if (this.#armed.handle !== null) realClearTimeout(this.#armed.handle);
+    this.#armed.handle = null;
     this.#armedAt = Infinity;
     this.#noted.clear();
     this.#at.length = 0;
     this.#id.length = 0;
   }
 
+  /** Disarms for good: later notes are ignored (the sandbox was closed). */
+  close(): void {
+    this.#closed = true;
+    this.clear();
+    DISARM?.unregister(this.#armed);
+  }
+
   #arm(): void {
     this.#dropOutdated();
     const next = this.#at.length > 0 ? (this.#at[0] as number) : Infinity;
     if (next >= this.#armedAt) return;
-    if (this.#handle !== null) realClearTimeout(this.#handle);
+    if (this.#armed.handle !== null) realClearTimeout(this.#armed.handle);
     this.#armedAt = next;
-    const handle = realSetTimeout(() => this.#wake(), Math.min(MAX_WAIT_MS, Math.max(0, next - Date.now())));
+    const ref = typeof WeakRef === 'function' ? new WeakRef(this) : this;
+    const handle = realSetTimeout(Alarm.#ring, Math.min(MAX_WAIT_MS, Math.max(0, next - Date.now())), ref);
     (handle as { unref?: () => void }).unref?.();
-    this.#handle = handle;
+    this.#armed.handle = handle;
   }
 
   #wake(): void {
-    this.#handle = null;
+    this.#armed.handle = null;
     this.#armedAt = Infinity;
     const now = Date.now();
     const woken: string[] = [];

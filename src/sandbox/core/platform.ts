@@ -45,7 +45,9 @@ export class Platform extends EventEmitter<PlatformEvents> implements World, Set
   defaultTenantId = '';
   defaultKeyId = '';
   readonly #timers: TimerTable = { ...CORE_TIMERS };
-  readonly #pending = new Set<Promise<unknown>>();
+  /** Asynchronous effects in progress (webhook attempts), by tenant id ('' for none). */
+  readonly #pending = new Map<string, Set<Promise<unknown>>>();
+  #closed = false;
   #strings = new Map<string, string>();
   // One real timer for the due timers of every real-time tenant (core/alarm.ts).
   readonly #alarm = new Alarm((tenantId) => {
@@ -92,7 +94,8 @@ export class Platform extends EventEmitter<PlatformEvents> implements World, Set
     const clock = new Clock(
       this.settings.start === null ? null : this.settings.start,
       (timer) => this.fire(tenantId, timer),
-      () => this.settle(),
+      // An advance waits for its own tenant's effects only: a neighbour's slow receiver is not its business.
+      () => this.settle(tenantId),
       // An advance brings the tenant's remaining timers closer in real time.
       () => this.#wakeLater(tenantId),
     );
@@ -169,7 +172,7 @@ export class Platform extends EventEmitter<PlatformEvents> implements World, Set
   /** Schedules a timer on a tenant's clock; a clock that follows real time is woken when it falls due. */
   schedule(tenant: TenantState, at: number, kind: string, id: string): void {
     tenant.clock.schedule({ at, kind, id });
-    if (tenant.clock.realTime) this.#alarm.note(tenant.id, Date.now() + Math.max(0, at - tenant.clock.nowMs()));
+    if (tenant.clock.realTime && !this.#closed) this.#alarm.note(tenant.id, Date.now() + Math.max(0, at - tenant.clock.nowMs()));
   }
 
   /** When, in real time, the next timer of a tenant falls due (`null`: none waiting). */
@@ -233,15 +236,40 @@ export class Platform extends EventEmitter<PlatformEvents> implements World, Set
     return value;
   }
 
-  /** Keeps track of an asynchronous effect so that `clock.advance` can wait for it. */
-  waitUntil(promise: Promise<unknown>): void {
-    const tracked = promise.catch(() => undefined).finally(() => this.#pending.delete(tracked));
-    this.#pending.add(tracked);
+  /** Keeps track of an asynchronous effect of a tenant so that `clock.advance` and `flush` can wait for it. */
+  waitUntil(promise: Promise<unknown>, tenantId = ''): void {
+    let set = this.#pending.get(tenantId);
+    if (!set) this.#pending.set(tenantId, (set = new Set()));
+    const owner = set;
+    const tracked: Promise<unknown> = promise
+      .catch(() => undefined)
+      .finally(() => {
+        owner.delete(tracked);
+        if (owner.size === 0 && this.#pending.get(tenantId) === owner) this.#pending.delete(tenantId);
+      });
+    owner.add(tracked);
   }
 
-  /** Resolves once every tracked effect has settled. */
-  async settle(): Promise<void> {
-    while (this.#pending.size > 0) await Promise.all([...this.#pending]);
+  /** Resolves once every tracked effect of a tenant (of every tenant without one) has settled, those added meanwhile included. */
+  async settle(tenantId?: string): Promise<void> {
+    for (;;) {
+      const sets = tenantId === undefined ? [...this.#pending.values()] : [this.#pending.get(tenantId), this.#pending.get('')];
+      const waiting: Array<Promise<unknown>> = [];
+      for (const set of sets) if (set) waiting.push(...set);
+      if (waiting.length === 0) return;
+      await Promise.all(waiting);
+    }
+  }
+
+  /** True once {@link Platform.close} was called. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Stops the platform's real timer for good: no tenant's timer fires on its own after this. */
+  close(): void {
+    this.#closed = true;
+    this.#alarm.close();
   }
 
   /** Reports an error of a listener or an effect on `error` (dropped without a listener). */

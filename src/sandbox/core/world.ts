@@ -37,8 +37,8 @@ export interface World {
   changed(tenant: TenantState, change: StateChange): void;
   /** Puts a timer of a known kind (see core/timers.ts) on the tenant's clock. */
   schedule(tenant: TenantState, at: number, kind: string, id: string): void;
-  /** Keeps track of an asynchronous effect so that `clock.advance` can wait for it. */
-  waitUntil(promise: Promise<unknown>): void;
+  /** Keeps track of an asynchronous effect of a tenant so that `clock.advance` can wait for it. */
+  waitUntil(promise: Promise<unknown>, tenantId?: string): void;
 }
 
 /** What every service receives: the world, the tenant and the instant of the change. */

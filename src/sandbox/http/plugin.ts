@@ -18,4 +18,9 @@ export interface SandboxPlugin<Api> {
   stages?: readonly StageInsert[];
   /** Its timer kinds, fired and restored by the platform like the core ones. */
   timers?: TimerTable;
+  /**
+   * Stops its work at once when the sandbox closes (`reason` is what later calls get); resolves
+   * once what was in flight has ended.
+   */
+  close?(reason: Error): Promise<void>;
 }

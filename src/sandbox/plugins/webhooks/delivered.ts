@@ -13,6 +13,7 @@ interface Waiter {
   type: string | undefined;
   tenantId: string | undefined;
   resolve: (event: SandboxEvent) => void;
+  reject: (error: Error) => void;
 }
 
 function matches(e: DeliveredEvent, type: string | undefined, tenantId: string | undefined): boolean {
@@ -53,6 +54,10 @@ export class DeliveredLog {
           realClearTimeout(timer);
           resolve(event);
         },
+        reject: (error) => {
+          realClearTimeout(timer);
+          reject(error);
+        },
       };
       const timer = realSetTimeout(() => {
         this.#waiters = this.#waiters.filter((w) => w !== waiter);
@@ -60,6 +65,13 @@ export class DeliveredLog {
       }, timeoutMs);
       this.#waiters.push(waiter);
     });
+  }
+
+  /** Rejects every waiter with `error` (the sandbox closed: nothing more will be delivered). */
+  rejectWaiters(error: Error): void {
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const w of waiters) w.reject(error);
   }
 
   /** The entries that match a filter. */

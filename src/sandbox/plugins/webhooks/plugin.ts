@@ -39,5 +39,5 @@ export function webhooksPlugin(
       return () => service.changes.delete(listener);
     },
   };
-  return { api: webhookTestApi(platform, service), routes: webhookRoutes(service), timers: service.timers, records };
+  return { api: webhookTestApi(platform, service), routes: webhookRoutes(service), timers: service.timers, records, close: (reason) => service.close(reason) };
 }

@@ -2,7 +2,8 @@
  * What `pix-usdt/sandbox` exports of webhook delivery.
  * @module
  */
-export { RETRY_SCHEDULE_SECONDS } from './types.js';
+export { DEFAULT_HOLD_BEHIND_FAILURES, RETRY_SCHEDULE_SECONDS } from './types.js';
+export { DEFAULT_DELIVERY_CONCURRENCY, type DeliveryConcurrency } from './dispatcher.js';
 export type {
   DeliveredEvent,
   DeliveredFilter,
@@ -14,4 +15,5 @@ export type {
   WebhookRequest,
   WebhookResponse,
   WebhookTransport,
+  WebhookTransportContext,
 } from './types.js';

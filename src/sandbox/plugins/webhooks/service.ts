@@ -1,9 +1,13 @@
 /**
  * Webhook delivery: every recorded event goes to each active endpoint of its tenant that
- * subscribes to its kind (or `*`), as one delivery record per (event, endpoint). Attempts run
- * after the request that caused the event (deferred to a later task, tracked by
- * `platform.waitUntil` so that `clock.advance` and `flush` wait for them); retries are timers on
- * the tenant's virtual clock. Ordering and at-least-once: docs/sandbox-webhooks-and-faults.md.
+ * subscribes to its kind (or `*`), as one delivery record per (event, endpoint). An attempt that
+ * falls due (a new delivery, a retry timer, a redelivery, a delivery released from behind an
+ * earlier event of its object) is queued after the request that caused it (a later task), then
+ * sent when the dispatcher gives it a slot (dispatcher.ts: caps per endpoint, per tenant and in
+ * all, turns across tenants and endpoints). Each is tracked by `platform.waitUntil` for its
+ * tenant, so that the tenant's `clock.advance` and `flush` wait for it. Retries are timers on the
+ * tenant's virtual clock, counted from the instant the attempt was sent. Ordering and
+ * at-least-once: docs/sandbox-webhooks-and-faults.md.
  * @module
  */
 import { EVENT_ID_HEADER, SIGNATURE_HEADER } from '../../../webhooks/construct.js';
@@ -14,18 +18,21 @@ import { realSetTimeout } from '../../core/real-time.js';
 import type { SandboxEvent, TenantState } from '../../core/state.js';
 import { type TimerTable, timer } from '../../core/timers.js';
 import { DeliveredLog } from './delivered.js';
+import { DEFAULT_DELIVERY_CONCURRENCY, type DeliveryConcurrency, Dispatcher, type StartVerdict } from './dispatcher.js';
 import { type WebhookStore, WebhookStores } from './store.js';
 import { Receivers } from './transport.js';
 import {
   type DeliveredEvent,
   type DeliveryRec,
   type EndpointRec,
+  DEFAULT_HOLD_BEHIND_FAILURES,
   RETRY_SCHEDULE_SECONDS,
   type WebhookDeliveryOptions,
   type WebhookRequest,
   type WebhookResponse,
   type WebhookTransport,
 } from './types.js';
+
 
 /** The timer kind of a delivery attempt on a tenant's clock. */
 export const ATTEMPT_TIMER = 'webhook.attempt';
@@ -60,6 +67,30 @@ function permute<T>(items: T[], seed: string): T[] {
   return out;
 }
 
+/** An attempt waiting for (or holding) a slot of the dispatcher. */
+interface Job {
+  tenantId: string;
+  endpointId: string;
+  deliveryId: string;
+  /** Resolves the promise the tenant's `settle` waits for. */
+  end: () => void;
+}
+
+function positiveInteger(value: number | undefined, fallback: number, name: string): number {
+  const n = value ?? fallback;
+  if (!Number.isInteger(n) || n < 1) throw new RangeError(`${name} must be a positive integer.`);
+  return n;
+}
+
+/** The caps of `WebhookDeliveryOptions.concurrency`, validated, over the defaults. */
+export function deliveryConcurrency(options: Partial<DeliveryConcurrency> = {}): DeliveryConcurrency {
+  return {
+    perEndpoint: positiveInteger(options.perEndpoint, DEFAULT_DELIVERY_CONCURRENCY.perEndpoint, 'concurrency.perEndpoint'),
+    perTenant: positiveInteger(options.perTenant, DEFAULT_DELIVERY_CONCURRENCY.perTenant, 'concurrency.perTenant'),
+    total: positiveInteger(options.total, DEFAULT_DELIVERY_CONCURRENCY.total, 'concurrency.total'),
+  };
+}
+
 /** The webhook layer of one sandbox. */
 export class WebhookService {
   readonly stores = new WebhookStores();
@@ -73,12 +104,23 @@ export class WebhookService {
   readonly #duplicates: boolean;
   readonly #shuffleSeed: string | null;
   readonly #schedule: readonly number[];
+  readonly #holdBehind: number;
   readonly #headerNames: { signature: string; eventId: string };
   readonly #signingClock: () => number;
-  #batch: Array<[tenantId: string, deliveryId: string]> = [];
-  #batchScheduled = false;
+  readonly #dispatcher: Dispatcher<Job>;
+  /** Attempts that fell due since the last task: handed to the dispatcher together (a batch). */
+  #incoming: Job[] = [];
+  #incomingScheduled = false;
   #batches = 0;
-  readonly #inFlight = new Set<string>();
+  /** Deliveries queued or in flight (one attempt at a time per delivery). */
+  readonly #active = new Set<string>();
+  /** Deliveries whose attempt is in flight. */
+  readonly #running = new Set<string>();
+  /** Attempts in flight, for `close()` to wait on. */
+  readonly #inFlight = new Set<Promise<void>>();
+  /** Signatures are computed one after another, so that attempts leave in the order they were given a slot. */
+  #signing: Promise<unknown> = Promise.resolve();
+  readonly #closing = new AbortController();
 
   constructor(platform: Platform, transport: WebhookTransport | undefined, options: WebhookDeliveryOptions = {}) {
     this.#platform = platform;
@@ -89,6 +131,17 @@ export class WebhookService {
     const schedule = options.retryScheduleSeconds ?? RETRY_SCHEDULE_SECONDS;
     if (!schedule.every((s) => Number.isFinite(s) && s >= 0)) throw new RangeError('retryScheduleSeconds must be non-negative numbers.');
     this.#schedule = [...schedule];
+    const hold = options.holdBehindFailures ?? DEFAULT_HOLD_BEHIND_FAILURES;
+    if (!Number.isInteger(hold) || hold < 0) throw new RangeError('holdBehindFailures must be a non-negative integer.');
+    this.#holdBehind = hold;
+    this.#dispatcher = new Dispatcher(deliveryConcurrency(options.concurrency), {
+      run: (job) => this.#run(job),
+      check: (job) => this.#check(job),
+      held: (job) => {
+        this.#active.delete(job.deliveryId);
+        job.end();
+      },
+    });
     this.#signingClock = options.signingClock ?? (() => Date.now());
     this.#headerNames = { signature: options.signatureHeader ?? SIGNATURE_HEADER, eventId: options.eventIdHeader ?? EVENT_ID_HEADER };
     platform.on('event', (event, tenantId) => this.#onEvent(event, tenantId));
@@ -126,7 +179,7 @@ export class WebhookService {
         updatedAt: at,
       });
       this.#changed(tenantId, delivery);
-      this.enqueue(tenantId, delivery.id);
+      this.#due(tenant, delivery);
     }
   }
 
@@ -140,28 +193,112 @@ export class WebhookService {
     }
   }
 
-  /** Queues an attempt now (after the current request): a new delivery or a redelivery. */
+  /** A delivery made pending again (redelivery): an attempt now, unless an earlier event of its object holds it. */
   enqueue(tenantId: string, deliveryId: string): void {
-    this.#batch.push([tenantId, deliveryId]);
-    if (this.#batchScheduled) return;
-    this.#batchScheduled = true;
-    // A later task, so that the request that caused the event answers first.
-    this.#platform.waitUntil(new Promise((resolve) => realSetTimeout(resolve, 0)).then(() => this.#runBatch()));
+    const tenant = this.#platform.tenants.get(tenantId);
+    const delivery = tenant === undefined ? undefined : this.store(tenant).deliveries.get(deliveryId);
+    if (tenant && delivery) this.#due(tenant, delivery);
   }
 
-  async #runBatch(): Promise<void> {
-    this.#batchScheduled = false;
-    const batch = this.#batch;
-    this.#batch = [];
+  /**
+   * The earlier pending delivery of the same object and endpoint that holds `d` out of the queue,
+   * if any: one retrying (or itself held) that has failed fewer times than the bound allows.
+   */
+  heldBehind(tenant: TenantState, d: DeliveryRec): DeliveryRec | null {
+    if (this.#shuffleSeed !== null) return null; // a reordering test mode: no order to keep
+    for (const earlier of this.store(tenant).lanes.of(d)) {
+      if (earlier === d) return null;
+      if (this.#holds(earlier)) return earlier;
+    }
+    return null;
+  }
+
+  #holds(earlier: DeliveryRec): boolean {
+    return earlier.status === 'pending' && !this.#active.has(earlier.id) && earlier.failures < this.#holdBehind;
+  }
+
+  /**
+   * May the oldest queued attempt of an endpoint start? It waits (and its endpoint's queue with
+   * it) while an earlier event of its object is in flight to the endpoint, and is taken out to
+   * be held while one is retrying: an endpoint receives an object's events in order.
+   */
+  #check(job: Job): StartVerdict {
+    if (this.#shuffleSeed !== null) return 'go';
+    const tenant = this.#platform.tenants.get(job.tenantId);
+    const d = tenant === undefined ? undefined : this.store(tenant).deliveries.get(job.deliveryId);
+    if (!tenant || d?.status !== 'pending') return 'go'; // the attempt finds nothing to do
+    for (const earlier of this.store(tenant).lanes.of(d)) {
+      if (earlier === d) break;
+      if (this.#running.has(earlier.id)) return 'wait';
+      if (this.#holds(earlier)) return 'hold';
+    }
+    return 'go';
+  }
+
+  /** A pending delivery fell due: queue its attempt, unless it is queued already or held behind its object's earlier event. */
+  #due(tenant: TenantState, d: DeliveryRec): void {
+    if (this.#platform.closed || d.status !== 'pending' || this.#active.has(d.id)) return;
+    const store = this.store(tenant);
+    store.lanes.add(d);
+    if (this.heldBehind(tenant, d) !== null) return; // released when the earlier one ends (#release)
+    this.#queue(tenant.id, d);
+  }
+
+  #queue(tenantId: string, d: DeliveryRec): void {
+    this.#active.add(d.id);
+    let end!: () => void;
+    this.#platform.waitUntil(new Promise<void>((resolve) => (end = resolve)), tenantId);
+    this.#incoming.push({ tenantId, endpointId: d.endpointId, deliveryId: d.id, end });
+    if (this.#incomingScheduled) return;
+    this.#incomingScheduled = true;
+    // A later task, so that the request that caused the event answers first.
+    realSetTimeout(() => this.#dispatchIncoming(), 0);
+  }
+
+  #dispatchIncoming(): void {
+    this.#incomingScheduled = false;
+    const batch = this.#incoming;
+    this.#incoming = [];
+    if (this.#platform.closed) {
+      for (const job of batch) job.end();
+      return;
+    }
     const order = this.#shuffleSeed === null ? batch : permute(batch, `${this.#shuffleSeed}:${this.#batches++}`);
-    // One at a time: receivers see a batch in the order of the log (or of the permutation).
-    for (const [tenantId, deliveryId] of order) {
-      try {
-        await this.#attempt(tenantId, deliveryId);
-      } catch (error) {
-        // One broken attempt must not hold back the rest of the batch.
-        this.#platform.reportError(error);
-      }
+    for (const job of order) this.#dispatcher.push(job);
+  }
+
+  /** Runs one attempt in the slot the dispatcher gave it, then frees the delivery and what waited behind it. */
+  async #run(job: Job): Promise<void> {
+    this.#running.add(job.deliveryId);
+    const attempt = this.#attempt(job.tenantId, job.deliveryId).catch((error: unknown) => this.#platform.reportError(error));
+    this.#inFlight.add(attempt);
+    try {
+      await attempt;
+    } finally {
+      this.#inFlight.delete(attempt);
+      this.#running.delete(job.deliveryId);
+      this.#active.delete(job.deliveryId);
+      if (!this.#platform.closed) this.#release(job.tenantId, job.deliveryId);
+      job.end();
+    }
+  }
+
+  /**
+   * After an attempt of `deliveryId` ended: the due deliveries of its lane that it no longer
+   * holds go, and so does the delivery itself if it is due again (a retry wait of 0, or a restore
+   * that brought it back while its attempt was in flight, whose timer fired meanwhile).
+   */
+  #release(tenantId: string, deliveryId: string): void {
+    const tenant = this.#platform.tenants.get(tenantId);
+    const d = tenant === undefined ? undefined : this.store(tenant).deliveries.get(deliveryId);
+    if (!tenant || !d) return;
+    const store = this.store(tenant);
+    const lane = store.lanes.of(d);
+    const candidates = lane.length > 0 ? [...lane] : [d];
+    if (d.status !== 'pending') store.lanes.remove(d);
+    const now = tenant.clock.nowMs();
+    for (const x of candidates) {
+      if (x.status === 'pending' && x.nextAttemptAt !== null && x.nextAttemptAt <= now) this.#due(tenant, x);
     }
   }
 
@@ -170,25 +307,34 @@ export class WebhookService {
     [ATTEMPT_TIMER]: timer<DeliveryRec>({
       load: (tenant) => (tenant.extensions['webhooks'] === undefined ? undefined : this.store(tenant).deliveries),
       due: (d) => (d.status === 'pending' ? d.nextAttemptAt : null),
-      fire: ({ tenant }, d) => this.#platform.waitUntil(this.#attempt(tenant.id, d.id)),
+      fire: ({ tenant }, d) => this.#due(tenant, d),
     }),
   };
 
   async #send(request: WebhookRequest, signedAt: number, tenantId: string): Promise<WebhookResponse> {
-    if (this.#transport) return this.#transport(request);
-    return this.receivers.send(request, { now: new Date(signedAt), tenantId });
+    const { signal } = this.#closing;
+    if (this.#transport) return this.#transport(request, { signal });
+    return this.receivers.send(request, { now: new Date(signedAt), tenantId, signal });
+  }
+
+  /** Signs in the order attempts were given their slots (WebCrypto may finish out of order). */
+  #sign(payload: string, secrets: string[], signedAt: number): Promise<string> {
+    const signature = this.#signing.then(() => signPayload(payload, secrets, { timestamp: Math.floor(signedAt / 1000) }));
+    this.#signing = signature.catch(() => undefined);
+    return signature;
   }
 
   async #attempt(tenantId: string, deliveryId: string): Promise<void> {
     const tenant = this.#platform.tenants.get(tenantId);
-    if (!tenant || this.#inFlight.has(deliveryId)) return;
+    if (!tenant || this.#platform.closed) return;
     const store = this.store(tenant);
     const delivery = store.deliveries.get(deliveryId);
-    if (delivery?.status !== 'pending') return;
+    // Not pending any more, or not due yet (a restore brought back an earlier state meanwhile).
+    if (delivery?.status !== 'pending' || delivery.nextAttemptAt === null || delivery.nextAttemptAt > tenant.clock.nowMs()) return;
     const endpoint = store.endpoints.get(delivery.endpointId);
-    const at = delivery.nextAttemptAt ?? tenant.clock.nowMs();
     if (!endpoint || endpoint.deletedAt !== null || endpoint.status !== 'active') {
       // No attempt to record: the delivery is given up (it can be redelivered once the endpoint is active).
+      const at = tenant.clock.nowMs();
       store.deliveries.update(delivery, (d) => {
         d.status = 'failed';
         d.nextAttemptAt = null;
@@ -197,67 +343,82 @@ export class WebhookService {
       this.#changed(tenantId, delivery);
       return;
     }
-    this.#inFlight.add(deliveryId);
+    // The virtual clock decides when a delivery is due; the signature carries the real time of sending.
+    const signedAt = this.#signingClock();
+    const signature = await this.#sign(delivery.payload, signingSecrets(endpoint, tenant.clock.nowMs()), signedAt);
+    if (this.#platform.closed) return;
+    const request: WebhookRequest = {
+      url: endpoint.url,
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': USER_AGENT,
+        [this.#headerNames.eventId]: delivery.eventId,
+        [this.#headerNames.signature]: signature,
+      },
+      body: delivery.payload,
+    };
+    // `attempted_at` is the instant the attempt leaves (the tenant's clock then), not the instant it fell due.
+    const at = tenant.clock.nowMs();
+    const started = performance.now();
+    let status: number | null = null;
+    let error: string | null = null;
     try {
-      // The virtual clock decides when a delivery is due; the signature carries the time of sending.
-      const signedAt = this.#signingClock();
-      const signature = await signPayload(delivery.payload, signingSecrets(endpoint, at), { timestamp: Math.floor(signedAt / 1000) });
-      const request: WebhookRequest = {
-        url: endpoint.url,
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': USER_AGENT,
-          [this.#headerNames.eventId]: delivery.eventId,
-          [this.#headerNames.signature]: signature,
-        },
-        body: delivery.payload,
-      };
-      const started = performance.now();
-      let status: number | null = null;
-      let error: string | null = null;
-      try {
-        const response = await this.#send(request, signedAt, tenantId);
-        status = response.status;
-        if (status < 200 || status > 299) error = truncate(`The receiver answered ${status}${response.body ? `: ${response.body}` : ''}`);
-      } catch (cause) {
-        error = truncate(`Transport error: ${cause instanceof Error ? cause.message : String(cause)}`);
-      }
-      const latencyMs = Math.max(0, Math.round(performance.now() - started));
-      const ok = error === null;
-      delivery.attempts.push({ at, status, latencyMs, error });
-      store.deliveries.update(delivery, (d) => {
-        d.updatedAt = Math.max(d.updatedAt, at);
-        if (ok) {
-          d.status = 'succeeded';
-          d.nextAttemptAt = null;
-          return;
-        }
-        const wait = this.#schedule[d.failures];
-        d.failures++;
-        if (wait === undefined) {
-          d.status = 'failed'; // dead letter: redeliver to try again
-          d.nextAttemptAt = null;
-        } else {
-          d.nextAttemptAt = at + wait * 1000;
-        }
-      });
-      this.#changed(tenantId, delivery);
+      const response = await this.#send(request, signedAt, tenantId);
+      status = response.status;
+      if (status < 200 || status > 299) error = truncate(`The receiver answered ${status}${response.body ? `: ${response.body}` : ''}`);
+    } catch (cause) {
+      error = truncate(`Transport error: ${cause instanceof Error ? cause.message : String(cause)}`);
+    }
+    // A closed sandbox records nothing more (the delivery stays as it was: pending, for a restore to retry).
+    if (this.#platform.closed) return;
+    const latencyMs = Math.max(0, Math.round(performance.now() - started));
+    const ok = error === null;
+    delivery.attempts.push({ at, status, latencyMs, error });
+    store.deliveries.update(delivery, (d) => {
+      d.updatedAt = Math.max(d.updatedAt, at);
       if (ok) {
-        this.#record(tenantId, delivery, endpoint, request, status as number, at, false);
-        if (this.#duplicates) {
-          // At-least-once on purpose: the same request (same event id, same signature) again.
-          const copy = await this.#send(request, signedAt, tenantId).catch(() => null);
-          if (copy && copy.status >= 200 && copy.status <= 299) this.#record(tenantId, delivery, endpoint, request, copy.status, at, true);
-        }
+        d.status = 'succeeded';
+        d.nextAttemptAt = null;
+        return;
       }
-    } finally {
-      this.#inFlight.delete(deliveryId);
+      const wait = this.#schedule[d.failures];
+      d.failures++;
+      if (wait === undefined) {
+        d.status = 'failed'; // dead letter: redeliver to try again
+        d.nextAttemptAt = null;
+      } else {
+        d.nextAttemptAt = at + wait * 1000;
+      }
+    });
+    this.#changed(tenantId, delivery);
+    if (ok) {
+      this.#record(tenantId, delivery, endpoint, request, status as number, at, false);
+      if (this.#duplicates) {
+        // At-least-once on purpose: the same request (same event id, same signature) again.
+        const copy = await this.#send(request, signedAt, tenantId).catch(() => null);
+        if (copy && copy.status >= 200 && copy.status <= 299 && !this.#platform.closed) this.#record(tenantId, delivery, endpoint, request, copy.status, at, true);
+      }
     }
     if (delivery.status === 'pending' && delivery.nextAttemptAt !== null && this.#platform.tenants.get(tenantId) === tenant) {
+      // (Due already, with a retry wait of 0 or a clock that moved on meanwhile: #release queues it.)
       this.#platform.schedule(tenant, delivery.nextAttemptAt, ATTEMPT_TIMER, delivery.id);
-      // Due already (one `advance` spanning several retries): fire it now, in order.
-      if (delivery.nextAttemptAt <= tenant.clock.nowMs()) tenant.clock.runDue();
     }
+  }
+
+  /**
+   * Stops delivering at once: nothing queued is sent, attempts in flight are aborted (their
+   * transport gets the abort signal) and not recorded. Resolves once those attempts have ended.
+   */
+  async close(reason: Error): Promise<void> {
+    this.#closing.abort(reason);
+    this.log.rejectWaiters(reason);
+    for (const job of this.#incoming) job.end();
+    this.#incoming = [];
+    for (const job of this.#dispatcher.clear()) {
+      this.#active.delete(job.deliveryId);
+      job.end();
+    }
+    await Promise.allSettled([...this.#inFlight]);
   }
 
   #record(tenantId: string, d: DeliveryRec, e: EndpointRec, request: WebhookRequest, status: number, at: number, duplicate: boolean): void {

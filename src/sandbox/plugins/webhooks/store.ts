@@ -7,6 +7,7 @@
  */
 import { Collection } from '../../core/collection.js';
 import type { TenantState } from '../../core/state.js';
+import { Lanes } from './lanes.js';
 import type { DeliveryRec, EndpointRec } from './types.js';
 
 interface StoredState {
@@ -18,6 +19,8 @@ interface StoredState {
 export interface WebhookStore {
   endpoints: Collection<EndpointRec>;
   deliveries: Collection<DeliveryRec>;
+  /** Pending deliveries per (endpoint, object), oldest event first (per-object order). */
+  lanes: Lanes;
   addEndpoint(rec: EndpointRec): EndpointRec;
   addDelivery(rec: DeliveryRec): DeliveryRec;
 }
@@ -36,10 +39,15 @@ function build(tenant: TenantState): WebhookStore {
     pending: (d) => (d.status === 'pending' ? '1' : null),
   });
   for (const e of state.endpoints) endpoints.insert(e);
-  for (const d of state.deliveries) deliveries.insert(d);
+  const lanes = new Lanes();
+  for (const d of state.deliveries) {
+    deliveries.insert(d);
+    if (d.status === 'pending') lanes.add(d);
+  }
   return {
     endpoints,
     deliveries,
+    lanes,
     addEndpoint(rec) {
       state.endpoints.push(rec);
       return endpoints.insert(rec);

@@ -26,6 +26,7 @@ function pendingDeliveries(platform: Platform, service: WebhookService, tenantId
         attemptCount: d.attempts.length,
         lastError,
         nextAttemptAt: d.nextAttemptAt === null ? null : new Date(d.nextAttemptAt),
+        heldBehind: service.heldBehind(tenant, d)?.id ?? null,
       });
     }
   }
@@ -47,7 +48,8 @@ export function webhookTestApi(platform: Platform, service: WebhookService): San
       const lines = list.map(
         (p) =>
           `- ${p.deliveryId}: ${p.eventType} (event ${p.eventId}) to ${p.url}, ${p.attemptCount} attempt(s)` +
-          `${p.lastError ? `, last error: ${p.lastError}` : ''}${p.nextAttemptAt ? `, next attempt at ${p.nextAttemptAt.toISOString()}` : ''}`,
+          `${p.lastError ? `, last error: ${p.lastError}` : ''}${p.nextAttemptAt ? `, next attempt at ${p.nextAttemptAt.toISOString()}` : ''}` +
+          `${p.heldBehind ? `, held behind ${p.heldBehind} (an earlier event of the same object)` : ''}`,
       );
       throw new Error(`${list.length} webhook deliveries are pending:\n${lines.join('\n')}`);
     },

@@ -5,6 +5,7 @@
  * @module
  */
 import type { SandboxEvent } from '../../core/state.js';
+import type { DeliveryConcurrency } from './dispatcher.js';
 
 /** A webhook endpoint as stored. The secrets never leave the engine except in the create and rotate answers. */
 export interface EndpointRec {
@@ -67,11 +68,18 @@ export interface WebhookResponse {
   body?: string;
 }
 
+/** What a transport gets besides the request. */
+export interface WebhookTransportContext {
+  /** Aborted when the sandbox is closed: stop the attempt (its outcome is no longer recorded). */
+  signal: AbortSignal;
+}
+
 /**
  * Sends one webhook request. A rejected promise is a transport error (no answer: DNS, TLS,
- * connection refused, timeout); it is recorded and retried like a 5xx.
+ * connection refused, timeout); it is recorded and retried like a 5xx. Attempts run
+ * concurrently (see {@link WebhookDeliveryOptions.concurrency}).
  */
-export type WebhookTransport = (request: WebhookRequest) => Promise<WebhookResponse>;
+export type WebhookTransport = (request: WebhookRequest, context: WebhookTransportContext) => Promise<WebhookResponse>;
 
 /** What an in-process receiver gets besides the request. */
 export interface ReceiverContext {
@@ -82,6 +90,8 @@ export interface ReceiverContext {
   now: Date;
   /** The tenant that owns the endpoint. */
   tenantId: string;
+  /** Aborted when the sandbox is closed (`sandbox.close()` waits for receivers in flight to return). */
+  signal: AbortSignal;
 }
 
 /**
@@ -99,9 +109,28 @@ export interface WebhookDeliveryOptions {
   duplicates?: boolean;
   /**
    * Delivers each batch (the events recorded by one request or one clock advance) in a
-   * deterministic shuffled order instead of the order of the log. `true` or a seed. Default false.
+   * deterministic shuffled order instead of the order of the log, and keeps no order per object
+   * (a later event of an object may overtake an earlier one). `true` or a seed. Default false.
    */
   shuffle?: boolean | number | string;
+  /**
+   * How many attempts may be in flight at once: to one endpoint (default 4), for one tenant
+   * (default 32) and in the whole sandbox (default 256). A free slot goes in turn across tenants,
+   * then across a tenant's endpoints, so a slow or dead endpoint holds only its own slots and one
+   * tenant's backlog never starves another's. A tenant's own endpoints share its slots: eight of
+   * its endpoints that never answer fill them, and its other endpoints then take their turn in
+   * each slot that frees. `{ perEndpoint: 1 }` delivers to each endpoint one event at a time, in
+   * the order of the log.
+   */
+  concurrency?: Partial<DeliveryConcurrency>;
+  /**
+   * Order per object: an event about an object (a user, a conversion, a transaction) is not sent
+   * to an endpoint while an earlier event about the same object is in flight to it, or is
+   * retrying there and has failed fewer than this many times (default 3: with the default
+   * schedule, a later event waits up to about 2.5 minutes of retries behind an earlier one; then
+   * it goes, and the receiver sees them out of order). 0 holds only behind an attempt in flight.
+   */
+  holdBehindFailures?: number;
   /** Waits after a failed attempt, in seconds (default {@link RETRY_SCHEDULE_SECONDS}). */
   retryScheduleSeconds?: readonly number[];
   /** Name of the signature header (default `X-Service-Signature`). */
@@ -119,6 +148,9 @@ export interface WebhookDeliveryOptions {
 
 /** Retry waits after each failed attempt, in seconds: 30 s, 2 min, 10 min, 1 h, 6 h, 24 h; then failed. */
 export const RETRY_SCHEDULE_SECONDS: readonly number[] = [30, 120, 600, 3_600, 21_600, 86_400];
+
+/** Failed attempts of an object's earlier delivery that hold its later ones back, by default ({@link WebhookDeliveryOptions.holdBehindFailures}). */
+export const DEFAULT_HOLD_BEHIND_FAILURES = 3;
 
 /** One request a receiver answered with a 2xx, as `sandbox.webhooks.delivered()` lists it. */
 export interface DeliveredEvent {
@@ -138,7 +170,7 @@ export interface DeliveredEvent {
   headers: Record<string, string>;
   /** The 2xx status the receiver answered. */
   status: number;
-  /** Virtual time of the attempt. */
+  /** Virtual time at which the attempt was sent. */
   at: Date;
   /** True for the copy sent by the `duplicates` test mode. */
   duplicate: boolean;
@@ -174,6 +206,11 @@ export interface PendingDelivery {
   lastError: string | null;
   /** Virtual time of the next attempt; `null` when none is scheduled. */
   nextAttemptAt: Date | null;
+  /**
+   * Id of the earlier delivery of the same object to the same endpoint that this one waits
+   * behind (order per object, {@link WebhookDeliveryOptions.holdBehindFailures}); `null` if none.
+   */
+  heldBehind: string | null;
 }
 
 /** Test helpers of webhook delivery, on `sandbox.webhooks`. */
