@@ -4,7 +4,10 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { PixUsdt } from '../../src/index.js';
+import { createSandbox } from '../../src/sandbox/index.js';
+import { cpf } from '../support/fixtures.js';
 import type { LookupAddress, lookup as dnsLookup } from 'node:dns';
 import fc from 'fast-check';
 import ipaddr from 'ipaddr.js';
@@ -122,6 +125,42 @@ describe('createHttpsTransport', () => {
     const { url } = await receiver(true, (_r, res) => res.end('x'.repeat(10_000)));
     const reply = await createHttpsTransport({ insecure: true, maxResponseBytes: 100 })({ url, ...DELIVERY });
     expect(reply.body).toBe('x'.repeat(100));
+  });
+
+  it('a receiver answering 200 with 100 MB: reading stops at the cap, the connection is dropped, the delivery is recorded by its status', async () => {
+    const TOTAL = 100 * 1024 * 1024;
+    let written = 0;
+    let finished = false;
+    const closed = new Promise<void>((resolve) => {
+      void receiver(false, (_r, res) => {
+        res.writeHead(200, { 'content-type': 'text/plain', 'content-length': String(TOTAL) });
+        const chunk = Buffer.alloc(64 * 1024, 'y');
+        const pump = (): void => {
+          // Write until the socket pushes back, then wait for it to drain (or to close).
+          while (!res.destroyed && written < TOTAL) {
+            written += chunk.length;
+            if (!res.write(chunk)) return void res.once('drain', pump);
+          }
+          if (written >= TOTAL) res.end(() => (finished = true));
+        };
+        res.once('close', () => resolve());
+        pump();
+      }).then(({ url }) => (target.url = url));
+    });
+    const target = { url: '' };
+    await vi.waitFor(() => expect(target.url).not.toBe(''));
+    // Through a sandbox: the delivery record is what a partner reads.
+    const sandbox = createSandbox({ seed: 'big-answer', now: '2026-11-21T12:00:00Z', webhookTransport: createHttpsTransport({ maxResponseBytes: 4096 }) });
+    const client = new PixUsdt({ apiKey: sandbox.apiKey, fetch: sandbox.fetch });
+    const endpoint = await client.webhookEndpoints.create({ url: target.url, event_types: ['user.kyc_pending'] });
+    await client.users.create({ external_id: 'big', name: 'Big Answer', document_type: 'cpf', document_number: cpf(7) });
+    await sandbox.webhooks.flush();
+    const [delivery] = (await client.webhookEndpoints.listDeliveries(endpoint.id)).data;
+    expect(delivery).toMatchObject({ status: 'succeeded', attempt_count: 1, response_status: 200, last_error: null });
+    await closed;
+    expect(finished).toBe(false);
+    // What the socket buffers took before the drop: a few MB at most, never the 100 MB.
+    expect(written).toBeLessThan(16 * 1024 * 1024);
   });
 
   it('plain http only to loopback receivers (by name and by the address it resolves to)', async () => {
