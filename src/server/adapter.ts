@@ -62,7 +62,21 @@ const NO_BODY = new Set(['GET', 'HEAD']);
 const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
 const STAND_IN_METHOD = 'UNDECLARED-METHOD';
 
-const newRequestId = (): string => `req_${randomUUID().replaceAll('-', '')}`;
+/** A fresh `req_...` id for an answer the engine does not give (adapter refusals, paths outside `/v1`). */
+export const newRequestId = (): string => `req_${randomUUID().replaceAll('-', '')}`;
+
+/**
+ * Writes an error answer in the API's envelope (`code`, `message`, `request_id`, and the same id
+ * in `x-request-id`) straight to a Node response: for the server's own paths outside the engine
+ * (the request log feed, the inspector's gate) and for what fails before an answer exists.
+ */
+export function writeEnvelope(res: ServerResponse, error: { status: number; code: string; message: string; details?: Record<string, unknown> }, headers: Record<string, string> = {}): void {
+  const requestId = newRequestId();
+  const answer = envelopeAnswer({ ...error, headers: { 'x-request-id': requestId, ...headers } }, requestId);
+  const body = answer.body as string;
+  res.writeHead(answer.status, { ...answer.headers, 'content-length': String(Buffer.byteLength(body)) });
+  res.end(body);
+}
 
 /** A client mistake the adapter answers itself, in the engine's envelope. */
 class AdapterError extends Error {

@@ -5,6 +5,7 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { newRequestId, writeEnvelope } from './adapter.js';
 
 /** One answered request, as `logs tail` prints it. */
 export interface LoggedRequest {
@@ -63,16 +64,14 @@ export class RequestLog {
    * `?backlog=N` first sends the last N entries kept.
    */
   async stream(req: IncomingMessage, res: ServerResponse, authorize: (authorization: string | undefined) => Promise<boolean>): Promise<void> {
-    const reject = (status: number, code: string, message: string): void => {
-      res.writeHead(status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ code, message }));
-    };
-    if (req.method !== 'GET') return reject(405, 'method_not_allowed', `Use GET ${LOG_STREAM_PATH}.`);
+    // Refusals in the API's envelope, with a request id, as on /v1.
+    const reject = (status: number, code: string, message: string, headers: Record<string, string> = {}): void => writeEnvelope(res, { status, code, message }, headers);
+    if (req.method !== 'GET') return reject(405, 'method_not_allowed', `Use GET ${LOG_STREAM_PATH}.`, { allow: 'GET' });
     if (!(await authorize(req.headers.authorization))) {
       return reject(401, 'authentication_failed', 'Send an API key of this server: Authorization: Bearer <key>.');
     }
     const backlog = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('backlog') ?? '0');
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', 'x-accel-buffering': 'no' });
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', 'x-accel-buffering': 'no', 'x-request-id': newRequestId() });
     // A comment first: the client knows it is subscribed before any request is logged.
     res.write(': pix-usdt-sandbox request log\n\n');
     if (Number.isInteger(backlog) && backlog > 0) {
