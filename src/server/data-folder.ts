@@ -63,7 +63,7 @@ export interface DataFolderOptions {
  * names are plain names inside the folder (no separators, not `.` or `..`).
  */
 export class DataFolder {
-  /** The folder's resolved path (links in the path to it resolved once, at open). */
+  /** The folder's absolute path, as given (resolved against the working directory). */
   readonly path: string;
   /** Whether {@link DataFolder.open} created the folder. */
   readonly created: boolean;
@@ -104,13 +104,12 @@ export class DataFolder {
       }
     }
     if (!stat.isDirectory()) throw new DataError(`${resolved} is not a folder. Give ${flag} a folder (it is created when missing).`);
-    const real = fs.realpathSync(resolved);
     if ((stat.mode & 0o022) !== 0) {
       throw new DataError(
         `The data folder ${resolved} can be written by ${(stat.mode & 0o002) !== 0 ? 'any user' : 'its group'} (mode ${octal(stat.mode)}): it holds API keys and webhook secrets, and a file there could be replaced. Run \`chmod 700 ${resolved}\`, or give ${flag} a new folder (created 700).`,
       );
     }
-    return new DataFolder(real, created);
+    return new DataFolder(resolved, created);
   }
 
   /** Creates the folder `700` (its missing parents with the default mode). */
