@@ -11,6 +11,7 @@ import { ApiError } from '../core/errors.js';
 import type { KeyRec, TenantState } from '../core/state.js';
 import type { AppCall, Check, NamedStage, Stage } from './call.js';
 import { expireIdempotency, idempotency } from './idempotency.js';
+import { parseJsonBody } from './json-body.js';
 import type { RouteDef } from './routes/types.js';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
@@ -113,11 +114,7 @@ const validateInput: Check = (call) => {
   const routeDef = call.route as RouteDef;
   let body: unknown = {};
   if (MUTATIONS.has(call.method) && call.bodyText.trim() !== '') {
-    try {
-      body = JSON.parse(call.bodyText);
-    } catch {
-      throw new ApiError('invalid_json', 'The request body is not valid JSON.');
-    }
+    body = parseJsonBody(call.bodyText);
   }
   const query: Record<string, unknown> = {};
   if (call.search.length > 1) {
