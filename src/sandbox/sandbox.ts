@@ -8,9 +8,9 @@ import type { Clock, Duration, SandboxClock } from './core/clock.js';
 import { DEFAULT_LIMITS, type LimitSettings } from './core/limits.js';
 import { Platform } from './core/platform.js';
 import type { PricingSettings } from './core/pricing.js';
-import { type SandboxSnapshot, type TenantTracker, journalParts, loadSnapshot, takeSnapshot } from './core/snapshot.js';
+import { type SandboxSnapshot, loadSnapshot, snapshotParts, takeSnapshot } from './core/snapshot.js';
 import type { SandboxEvent, TenantState } from './core/state.js';
-import { App, type CommitHook } from './http/app.js';
+import { App } from './http/app.js';
 import { SandboxResponse, fastIncoming } from './http/fetch.js';
 import { type Answer, type Middleware, incomingOf } from './http/call.js';
 import type { SandboxPlugin } from './http/plugin.js';
@@ -22,8 +22,7 @@ import type { Sandbox, SandboxClientOptions, SandboxEvents, SandboxOptions, Sand
 import { INSPECTOR_BASE, inspectorHandler } from './inspector/handler.js';
 import { Inspection, requestOut } from './inspector/inspection.js';
 import type { SandboxInspector } from './inspector/types.js';
-
-export type { TenantChange } from './core/snapshot.js';
+import type { Persistence, StoredParts } from './stored.js';
 
 function toMs(value: Date | string | number): number {
   const ms = value instanceof Date ? value.getTime() : typeof value === 'number' ? value : Date.parse(value);
@@ -119,10 +118,14 @@ function createInspector(
   };
 }
 
-/** What only a host (the server) hands a sandbox: not part of the public options. */
+/** What only a host (the server, a Durable Object) hands a sandbox: not part of the public options. */
 export interface SandboxHooks {
-  /** Called once a tenant's mutation has its answer, before it leaves (a server's journal). */
-  onCommit?: CommitHook;
+  /**
+   * Keeps the state in storage: `(parts) => new Persistence(parts, options)` (src/sandbox/stored.ts;
+   * tenants load on use, every answer commits). A factory, so that `createSandbox` never carries
+   * the stored code.
+   */
+  stored?: (parts: StoredParts) => Persistence;
 }
 
 /** The sandbox behind `createSandbox`. */
@@ -130,7 +133,8 @@ export class SandboxImpl implements Sandbox {
   readonly #platform: Platform;
   readonly #app: App;
   readonly #initial: SandboxSnapshot;
-  readonly #trackers = new WeakMap<TenantState, TenantTracker>();
+  /** The stored state (`hooks.stored`), or `null` in memory. */
+  readonly persistence: Persistence | null;
   readonly fetch: Sandbox['fetch'];
   readonly clock: SandboxClock;
   readonly webhooks: SandboxWebhooks;
@@ -142,10 +146,16 @@ export class SandboxImpl implements Sandbox {
     const { platform, app, webhooks, faults } = build(options);
     this.#platform = platform;
     this.#app = app;
-    app.onCommit = hooks.onCommit;
     this.webhooks = webhooks.api;
     this.faults = faults.api;
     this.#initial = takeSnapshot(platform);
+    this.persistence =
+      hooks.stored?.({
+        platform,
+        app,
+        recordKinds: webhooks.recordKinds ?? {},
+        subscribe: (listener) => webhooks.records.subscribe((tenantId) => listener(tenantId)),
+      }) ?? null;
     this.fetch = (input, init) => {
       try {
         const signal = init?.signal ?? (input instanceof Request ? input.signal : undefined);
@@ -164,13 +174,20 @@ export class SandboxImpl implements Sandbox {
       }
     };
     this.clock = this.clockOf(() => this.#platform.defaultTenantId);
-    const parts = { platform, requests: app.requests, webhooks: webhooks.records, hasRoute: (method: string, path: string) => app.router.match(method, path) !== null };
+    const persistence = this.persistence;
+    const parts = {
+      platform,
+      requests: app.requests,
+      webhooks: webhooks.records,
+      hasRoute: (method: string, path: string) => app.router.match(method, path) !== null,
+      ...(persistence === null ? {} : { listing: () => persistence.listing() }),
+    };
     this.#inspection = new Inspection(parts);
     this.inspector = createInspector(this.#inspection, parts, this.fetch);
   }
 
   #tenant(id: string): TenantState {
-    const tenant = this.#platform.tenants.get(id);
+    const tenant = this.#platform.tenant(id);
     if (!tenant) throw new RangeError(`No tenant ${id} in this sandbox.`);
     return tenant;
   }
@@ -181,8 +198,9 @@ export class SandboxImpl implements Sandbox {
 
   get apiKey(): string {
     const platform = this.#platform;
-    const tenant = this.#tenant(platform.defaultTenantId);
-    const key = tenant.keys.find((k) => k.id === platform.defaultKeyId && k.revokedAt === null) ?? tenant.keys.find((k) => k.revokedAt === null);
+    // Read without loading the tenant (a stored one may be large): a server is ready before its data is.
+    const keys = platform.keysOf(platform.defaultTenantId);
+    const key = keys.find((k) => k.id === platform.defaultKeyId && k.revokedAt === null) ?? keys.find((k) => k.revokedAt === null);
     return key?.secret ?? '';
   }
 
@@ -249,27 +267,20 @@ export class SandboxImpl implements Sandbox {
 
   reset(): void {
     const now = this.#tenant(this.#platform.defaultTenantId).clock.nowMs();
-    loadSnapshot(this.#platform, this.#initial, now);
+    if (this.persistence) this.persistence.restore(this.#initial, now);
+    else loadSnapshot(this.#platform, this.#initial, now);
     this.#inspection.forget();
   }
 
   snapshot(): SandboxSnapshot {
+    if (this.persistence) return this.persistence.snapshot(snapshotParts(this.#platform, []));
     return takeSnapshot(this.#platform);
   }
 
   restore(snapshot: SandboxSnapshot | string): void {
-    loadSnapshot(this.#platform, snapshot);
+    if (this.persistence) this.persistence.restore(snapshot);
+    else loadSnapshot(this.#platform, snapshot);
     this.#inspection.forget();
-  }
-
-  /** A journal line of the named tenants (live objects: serialize at once); `full`: whole tenants (core/snapshot.ts). */
-  journal(tenantIds: Iterable<string>, full: boolean): SandboxSnapshot {
-    return journalParts(this.#platform, this.#trackers, tenantIds, full);
-  }
-
-  /** Ids of every tenant. */
-  tenantIds(): string[] {
-    return [...this.#platform.tenants.keys()];
   }
 
   use(name: string, middleware: Middleware, before?: string): void {

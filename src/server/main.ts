@@ -10,7 +10,7 @@ import { INSPECTOR_PATH, isInspectorPath, serveInspector } from './inspector.js'
 import { type RequestLogEntry, createClientErrorHandler, createConnectHandler, createListener } from './adapter.js';
 import type { ServeOptions } from './commands/serve.js';
 import { CorsPolicy } from './cors.js';
-import { type DataStore, openDataStore } from './persistence.js';
+import { type DataStore, openDataStore } from './data/store.js';
 import { LOG_STREAM_PATH, RequestLog } from './request-log.js';
 import { type TlsMaterial, generateSelfSigned, readTlsFiles } from './tls.js';
 import { createHttpsTransport } from './transport.js';
@@ -75,6 +75,14 @@ async function tlsMaterial(options: ServeOptions): Promise<TlsMaterial | null> {
   return generateSelfSigned(options.host);
 }
 
+/** The start-up line of a data folder: new, restored, or imported from the old layout (the one line an import logs). */
+function dataLine(store: DataStore): string {
+  if (store.migrated === null) return `data in ${store.file} (${store.origin})`;
+  const { entries, tornBytes, renamed } = store.migrated;
+  const torn = tornBytes > 0 ? `, dropped a cut-short last journal line of ${tornBytes} bytes (a mutation never answered)` : '';
+  return `data in ${store.file} (migrated: imported snapshot.json and ${entries} journal entries${torn}; the old files are kept as ${renamed.map((f) => f.slice(store.dir.length + 1)).join(' and ')}, to delete once no older pix-usdt needs them)`;
+}
+
 /** Creates the sandbox, listens, and resolves once the server accepts connections. */
 export async function startServer(options: ServerOptions, log: (line: string) => void): Promise<RunningServer> {
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
@@ -94,12 +102,9 @@ export async function startServer(options: ServerOptions, log: (line: string) =>
   if (options.sharedPlatformLimits === true) sandboxOptions.limits = { ...sandboxOptions.limits, platformScope: 'shared' };
   const tls = await tlsMaterial(options);
   // Without --data nothing touches the disk.
-  const store: DataStore | null = options.data === undefined ? null : openDataStore(options.data, sandboxOptions, { onError: (error) => log(`pix-usdt-sandbox: cannot write ${options.data}: ${(error as Error).message}`) });
+  const store: DataStore | null = options.data === undefined ? null : openDataStore(options.data, sandboxOptions, { log });
   const sandbox: Sandbox = store?.sandbox ?? createSandbox(sandboxOptions);
-  if (store !== null) {
-    const { entries, tornBytes } = store.replayed;
-    log(`pix-usdt-sandbox: data in ${store.dir} (${store.origin === 'new' ? 'new' : `restored, ${entries} journal entries`}${tornBytes > 0 ? `; dropped a cut-short last journal line of ${tornBytes} bytes, a mutation never answered` : ''})`);
-  }
+  if (store !== null) log(`pix-usdt-sandbox: ${dataLine(store)}`);
   // A restored folder brings the price feed and limits it stored; flags given at this start win.
   if (store !== null && store.origin !== 'new') {
     if (options.settings?.pricing !== undefined) sandbox.setPrice(options.settings.pricing);
@@ -179,7 +184,7 @@ export async function startServer(options: ServerOptions, log: (line: string) =>
       requests.closeStreams();
       closing ??= new Promise<void>((resolve) => {
         server.close(() => {
-          // Every answer has left: the state goes to one snapshot, the journal starts empty.
+          // Every answer has left: what waits is written and the write-ahead log emptied into the database.
           store?.close();
           resolve();
         });

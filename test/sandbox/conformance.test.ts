@@ -2,11 +2,13 @@
  * Conformance: every error code of the reference's catalog that the engine can produce,
  * with its status, the envelope, and the request id (body and `x-request-id`).
  * internal_error, upstream_unavailable and wallet_provider_unavailable, which no valid or
- * invalid input produces, come from fault injection (the only way the sandbox fails).
+ * invalid input produces, come from fault injection (the only way the sandbox fails);
+ * storage_unavailable from a stored sandbox whose write fails.
  */
 import { describe, expect, it } from 'vitest';
 import { type Sandbox, createSandbox, ERROR_STATUS } from '../../src/sandbox/index.js';
 import { type RawAnswer, approvedUser, cpf, offrampBody, onrampBody, raw } from './raw.js';
+import { storedSandbox } from '../support/stored.js';
 
 const seen = new Set<string>();
 
@@ -140,6 +142,18 @@ describe('error catalog conformance', () => {
     expect(upstream.body.details.upstream).toBe('exchange');
     sb.faults.add({ match: 'GET /v1/users/:id/wallet', nth: 1, fault: { type: 'error', code: 'wallet_provider_unavailable' } });
     expectError(await raw(sb, 'GET', `/v1/users/${userId}/wallet`), 'wallet_provider_unavailable');
+  });
+
+  it('storage_unavailable: a stored sandbox (serve --data) whose write cannot commit', async () => {
+    const { sandbox: sb, failing, close } = storedSandbox({ seed: 'conformance', now: '2026-05-01T00:00:00Z' });
+    try {
+      failing.on = true;
+      const refused = await raw(sb, 'POST', '/v1/users', { external_id: 'x', name: 'X', document_type: 'cpf', document_number: cpf(4) });
+      expectError(refused, 'storage_unavailable');
+      expect(refused.headers.get('retry-after')).toBe('1');
+    } finally {
+      close();
+    }
   });
 
   it('webhooks: webhook_endpoint_not_found, webhook_delivery_not_found', async () => {

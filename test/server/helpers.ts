@@ -33,10 +33,10 @@ export interface Child {
 
 const running = new Set<ChildProcess>();
 
-/** Runs `node dist/cli.js ...args`. */
-export function run(args: readonly string[], env: NodeJS.ProcessEnv = {}): Child {
+/** Runs `node dist/cli.js ...args` (or another copy of the CLI). */
+export function run(args: readonly string[], env: NodeJS.ProcessEnv = {}, cli = CLI): Child {
   assertBuilt();
-  const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [cli, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);
   let out = '';
   let err = '';

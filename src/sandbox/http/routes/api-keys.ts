@@ -45,7 +45,7 @@ export const API_KEY_ROUTES: RouteDef[] = [
       if (!old) {
         // Rule 8: `unauthorized` is a known caller naming a resource that is not theirs (a key of
         // another tenant); an id that exists nowhere is not found (docs/decisions.md, Errors).
-        const elsewhere = [...world.tenants.values()].some((t) => t.keys.some((k) => k.id === params.id));
+        const elsewhere = world.keyTenant(params.id) !== null;
         if (elsewhere) throw new ApiError('unauthorized', 'This API key is not yours.');
         throw new ApiError('api_key_not_found', `No API key ${params.id}.`);
       }
