@@ -314,7 +314,8 @@ export class Persistence implements TenantSource {
       for (const w of batch.waiters) w.resolve();
       return;
     }
-    meta.push(['random', JSON.stringify(this.#platform.random.state)]);
+    const random = JSON.stringify(this.#platform.random.state);
+    if (random !== this.#meta.get('random')) meta.push(['random', random]);
     try {
       this.#storage.commit({ meta, tenants: batch.captures.map((c) => c.changes) });
     } catch (error) {

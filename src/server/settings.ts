@@ -1,14 +1,14 @@
 /**
  * The `serve` flags that set the sandbox's price feed, limits and timings at start
  * (`--price`, `--spread-bps`, `--withdrawal-fee`, `--quote-ttl`, `--deposit-window`,
- * `--settlement-delay`, `--limit LEVEL.PERIOD=BRL`): what `createSandbox` options and the
+ * `--settlement-delay`, `--quote-rate-limit`, `--limit LEVEL.PERIOD=BRL`): what `createSandbox` options and the
  * `/v1/test_helpers/price|limits|settings` routes set, validated like the routes' bodies.
  * @module
  */
 import type { SandboxOptions } from '../sandbox/index.js';
 
 /** What the flags set, as `createSandbox` options. */
-export type SandboxSettingFlags = Pick<SandboxOptions, 'pricing' | 'limits' | 'quoteTtlSeconds' | 'depositWindowSeconds' | 'settlementDelaySeconds'>;
+export type SandboxSettingFlags = Pick<SandboxOptions, 'pricing' | 'limits' | 'quoteTtlSeconds' | 'depositWindowSeconds' | 'settlementDelaySeconds' | 'quoteRateLimit'>;
 
 /** The raw values of the flags (commander's camel-cased names). */
 export interface RawSettingFlags {
@@ -18,6 +18,7 @@ export interface RawSettingFlags {
   quoteTtl?: string | undefined;
   depositWindow?: string | undefined;
   settlementDelay?: string | undefined;
+  quoteRateLimit?: string | undefined;
   limit?: string[] | undefined;
 }
 
@@ -53,6 +54,10 @@ export function parseSettingFlags(raw: RawSettingFlags): SandboxSettingFlags {
   if (raw.quoteTtl !== undefined) out.quoteTtlSeconds = seconds('--quote-ttl', raw.quoteTtl);
   if (raw.depositWindow !== undefined) out.depositWindowSeconds = seconds('--deposit-window', raw.depositWindow);
   if (raw.settlementDelay !== undefined) out.settlementDelaySeconds = seconds('--settlement-delay', raw.settlementDelay);
+  if (raw.quoteRateLimit !== undefined) {
+    if (!/^\d{1,7}$/.test(raw.quoteRateLimit)) throw new RangeError(`--quote-rate-limit must be a whole number of quotes a minute (0: no limit), got ${JSON.stringify(raw.quoteRateLimit)}.`);
+    out.quoteRateLimit = Number(raw.quoteRateLimit);
+  }
   const limits: Record<string, Record<string, string>> = {};
   for (const entry of raw.limit ?? []) {
     const match = /^([a-z]+)\.([a-z]+)=(.*)$/.exec(entry);
@@ -75,5 +80,6 @@ export const SETTING_FLAGS = [
   ['--quote-ttl <SECONDS>', 'how long a quote stays acceptable (default 300; the reference allows 30)'],
   ['--deposit-window <SECONDS>', 'how long a conversion or transaction waits for its deposit (default 900)'],
   ['--settlement-delay <SECONDS>', 'how long a funded conversion takes to settle (default 60)'],
+  ['--quote-rate-limit <N>', 'POST /v1/quotes a minute per API key (default 60, as the reference; 0: no limit, for load tests)'],
   ['--limit <LEVEL.PERIOD=BRL>', 'a volume limit, e.g. user.daily=1000.00 (repeatable; LEVEL platform, partner or user; PERIOD daily or monthly)'],
 ] as const;

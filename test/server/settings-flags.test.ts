@@ -99,6 +99,10 @@ describe('parseSettingFlags', () => {
     expect(() => parseSettingFlags({ price: '1e3' })).toThrow(/--price/);
     expect(() => parseSettingFlags({ withdrawalFee: '-1' })).toThrow(/--withdrawal-fee/);
     expect(() => parseSettingFlags({ settlementDelay: '1.5' })).toThrow(/--settlement-delay/);
+    expect(() => parseSettingFlags({ quoteRateLimit: '-1' })).toThrow(/--quote-rate-limit/);
+    expect(() => parseSettingFlags({ quoteRateLimit: '2.5' })).toThrow(/--quote-rate-limit/);
+    expect(parseSettingFlags({ quoteRateLimit: '0' })).toEqual({ quoteRateLimit: 0 });
+    expect(parseSettingFlags({ quoteRateLimit: '600' })).toEqual({ quoteRateLimit: 600 });
     expect(() => parseSettingFlags({ limit: ['tenant.daily=1.00'] })).toThrow(/--limit/);
     expect(() => parseSettingFlags({ limit: ['user.daily=abc'] })).toThrow(/--limit user.daily/);
   });

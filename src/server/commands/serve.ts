@@ -53,6 +53,7 @@ function settingFlags(values: Record<string, unknown>): SandboxSettingFlags {
       quoteTtl: values['quoteTtl'] as string | undefined,
       depositWindow: values['depositWindow'] as string | undefined,
       settlementDelay: values['settlementDelay'] as string | undefined,
+      quoteRateLimit: values['quoteRateLimit'] as string | undefined,
       limit: values['limit'] as string[] | undefined,
     });
   } catch (error) {
@@ -110,7 +111,8 @@ It also stops when its parent process exits, or when its stdin is a pipe that cl
       .option(SETTING_FLAGS[3][0], SETTING_FLAGS[3][1])
       .option(SETTING_FLAGS[4][0], SETTING_FLAGS[4][1])
       .option(SETTING_FLAGS[5][0], SETTING_FLAGS[5][1])
-      .option(SETTING_FLAGS[6][0], SETTING_FLAGS[6][1], collect, []);
+      .option(SETTING_FLAGS[6][0], SETTING_FLAGS[6][1])
+      .option(SETTING_FLAGS[7][0], SETTING_FLAGS[7][1], collect, []);
   },
   parse(values) {
     const environment = (values['environment'] as string | undefined) ?? 'sandbox';
