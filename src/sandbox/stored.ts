@@ -47,6 +47,12 @@ export interface StoredOptions {
   onWriteError?: (error: unknown) => void;
   /** Told when a write succeeds after failures. */
   onWriteRecovered?: () => void;
+  /**
+   * Arms the host's own alarm for the earliest timer of any tenant (a Durable Object's
+   * `ctx.storage.setAlarm`), which then calls {@link Persistence.wakeUp}. Without it, one real
+   * timer of this process does.
+   */
+  arm?: (at: number) => void;
 }
 
 /** What the stored wiring needs of the built sandbox. */
@@ -248,7 +254,13 @@ export class Persistence implements TenantSource {
     this.#makeRoom(tenant);
   }
 
-  wake(_tenantId: string, realAt: number): void {
+  wake(tenantId: string, realAt: number): void {
+    // A timer scheduled: its tenant changed (an advance without a request, in process, included).
+    const tenant = this.#platform.tenants.get(tenantId);
+    if (tenant !== undefined) {
+      this.#dirty.add(tenant);
+      this.#schedule();
+    }
     this.#armAt(realAt);
   }
 
@@ -265,8 +277,8 @@ export class Persistence implements TenantSource {
   /** Captures every changed tenant into the batch to write. */
   #capture(): void {
     for (const tenant of this.#dirty) {
-      // A tenant dropped or evicted meanwhile: its object is no longer the state.
-      if (this.#platform.tenants.get(tenant.id) !== tenant) continue;
+      // A tenant dropped or evicted meanwhile (its object is no longer the state), or not adopted yet (a restore under way).
+      if (this.#platform.tenants.get(tenant.id) !== tenant || !this.#codec.knows(tenant)) continue;
       const capture = this.#codec.capture(tenant);
       if (capture === null) continue;
       this.#batch.captures.push(capture);
@@ -293,6 +305,7 @@ export class Persistence implements TenantSource {
     return done;
   }
 
+  // Never now: a change without a request may come in the middle of a handler (an event it records).
   #schedule(): void {
     if (this.#scheduled) return;
     this.#scheduled = true;
@@ -301,7 +314,7 @@ export class Persistence implements TenantSource {
       this.#flush();
     };
     if (this.#options.defer) this.#options.defer(run);
-    else run();
+    else realSetTimeout(run, 0);
   }
 
   /** Writes the batch (and the platform values that changed) in one transaction. */
@@ -426,9 +439,13 @@ export class Persistence implements TenantSource {
 
   #armAt(at: number): void {
     if (this.#closed || at >= this.#alarmAt) return;
-    if (this.#alarm !== null) realClearTimeout(this.#alarm);
     this.#alarmAt = at;
-    const handle = realSetTimeout(() => this.#wakeUp(), Math.min(MAX_WAIT_MS, Math.max(0, at - Date.now())));
+    if (this.#options.arm) {
+      this.#options.arm(at);
+      return;
+    }
+    if (this.#alarm !== null) realClearTimeout(this.#alarm);
+    const handle = realSetTimeout(() => this.wakeUp(), Math.min(MAX_WAIT_MS, Math.max(0, at - Date.now())));
     (handle as { unref?: () => void }).unref?.();
     this.#alarm = handle;
   }
@@ -443,8 +460,8 @@ export class Persistence implements TenantSource {
     if (next !== null) this.#armAt(Math.max(next, floor));
   }
 
-  /** Fires the due timers of every tenant whose earliest one has come (loading it when needed). */
-  #wakeUp(): void {
+  /** Fires the due timers of every tenant whose earliest one has come (loading it when needed); the alarm's handler. */
+  wakeUp(): void {
     this.#alarm = null;
     this.#alarmAt = Infinity;
     if (this.#closed) return;

@@ -296,6 +296,11 @@ export class TenantCodec {
     return tenant;
   }
 
+  /** Whether a tenant is a stored one (adopted or loaded). */
+  knows(tenant: TenantState): boolean {
+    return this.#written.has(tenant);
+  }
+
   /** A listing's record counts and clock, for a tenant not in memory. */
   static summary(state: string, realNow = Date.now()): { counts: Record<string, number>; now: number } {
     const s = JSON.parse(state) as StoredTenantState;
