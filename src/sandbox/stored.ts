@@ -125,6 +125,8 @@ export class Persistence implements TenantSource {
     else {
       if (options.initial !== undefined) loadSnapshot(platform, options.initial);
       this.#adoptMemory(options.initialMeta ?? []);
+      // An import of many tenants must not stay in memory: they load again on use.
+      if (options.initial !== undefined) for (const tenant of [...platform.tenants.values()]) platform.evict(tenant);
     }
     platform.attach(this);
     platform.on('event', (_event, tenantId) => this.#changed(tenantId));

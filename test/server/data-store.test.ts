@@ -86,7 +86,8 @@ describe('what a commit writes', () => {
 
 describe('tenants in memory', () => {
   it('load on first use through their key, leave when idle, and come back with their state', async () => {
-    const store = open(tempDir(), OPTIONS, { idleMs: 60_000 });
+    const { wrap, writes } = counting();
+    const store = open(tempDir(), OPTIONS, { idleMs: 60_000, wrapDriver: wrap });
     const tenant = await newTenant(store);
     const client = new PixUsdt({ apiKey: tenant.apiKey, fetch: store.sandbox.fetch, maxRetries: 0 });
     const userId = await approvedUser(client, 2);
@@ -101,9 +102,12 @@ describe('tenants in memory', () => {
     expect(listed.find((t) => t.id === tenant.tenantId)?.counts.users).toBe(1);
     expect(store.persistence.loaded).toBe(0);
 
-    // The key finds its tenant through storage; the state is there.
+    // The key finds its tenant through storage; the state is there, and loading it wrote nothing.
+    const before = { ...writes };
     expect((await client.users.retrieve(userId)).kyc_status).toBe('approved');
     expect(store.persistence.loaded).toBe(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(writes).toEqual(before);
     // An unknown key is still refused.
     const unknown = new PixUsdt({ apiKey: `sk_test_${'x'.repeat(32)}`, fetch: store.sandbox.fetch, maxRetries: 0 });
     await expect(unknown.users.list()).rejects.toMatchObject({ status: 401, code: 'authentication_failed' });
