@@ -173,7 +173,7 @@ const READERS: Record<string, Reader> = {
     const r = result as {
       options: { seconds: number; tenants: number; concurrency: number };
       windows: Array<{ server: 'memory' | 'data'; perSecond: number; max: number; p99: number; rssMb: number; writtenPerRequest: number; folderMb: number | null }>;
-      restart: { readyMs: number; firstAnswerMs: number; folderMb: number };
+      restart: { readyMs: number; firstAnswerMs: number; folderMb: number; memoryStartMs: number };
       replayBytes: number;
       getBytes: number;
       mutationBytes: number;
@@ -192,7 +192,7 @@ const READERS: Record<string, Reader> = {
       { area: 'Storage', figure: `--data soak (${soak}): last / first window (${fmt(last.perSecond)} vs ${fmt(first.perSecond)} lifecycles/s)`, measured: `x${fmt(held, 2)}`, target: '>= x0.80', verdict: verdict(held >= 0.8) },
       { area: 'Storage', figure: `the same, last window: --data / memory-only (${fmt(last.perSecond)} vs ${fmt(lastMemory.perSecond)} lifecycles/s)`, measured: `x${fmt(vsMemory, 2)}`, target: '>= x0.60', verdict: verdict(vsMemory >= 0.6) },
       { area: 'Storage', figure: 'the same: the slowest request of the --data soak', measured: `${fmt(slowest, 0)} ms`, target: '<= 1,000 ms', verdict: verdict(slowest <= 1000) },
-      { area: 'Storage', figure: `restart after it (kill -9, ${fmt(r.restart.folderMb)} MB folder): spawn to ready line`, measured: `${fmt(r.restart.readyMs, 0)} ms`, target: '<= 1,000 ms', verdict: verdict(r.restart.readyMs <= 1000) },
+      { area: 'Storage', figure: `restart after it (kill -9, ${fmt(r.restart.folderMb)} MB folder): spawn to ready line (the memory-only server's start: ${fmt(r.restart.memoryStartMs, 0)} ms)`, measured: `${fmt(r.restart.readyMs, 0)} ms`, target: '<= 1,000 ms', verdict: verdict(r.restart.readyMs <= 1000) },
       { area: 'Storage', figure: 'then a tenant\'s first answer (loaded on use)', measured: `${fmt(r.restart.firstAnswerMs, 0)} ms`, target: '', verdict: 'info' },
       { area: 'Storage', figure: 'bytes an idempotent replay adds to the write-ahead log', measured: `${fmt(r.replayBytes, 0)} B`, target: '<= 2,048 B', verdict: verdict(r.replayBytes <= 2048) },
       { area: 'Storage', figure: 'bytes a GET adds to the write-ahead log', measured: `${fmt(r.getBytes, 0)} B`, target: '0 B', verdict: verdict(r.getBytes === 0) },
