@@ -32,11 +32,13 @@ export default tseslint.config(
       ],
     },
   },
-  // The layers of the sandbox (docs/architecture.md): models <- core <- http <- plugins <- wiring.
+  // The layers of the sandbox (docs/architecture.md): models, pix, storage <- core <- http <- plugins <- wiring.
   // A folder imports only folders to its left, `import type` included (this rule sees both).
   ...sandboxLayer(['src/sandbox/**'], [], 'The sandbox stays fetch-shaped: no Node built-ins, no server, no client.'),
-  // Outside the sandbox, core/ imports src/models and src/pix (the Pix rules, pix-usdt/pix) only.
-  ...sandboxLayer(['src/sandbox/core/**'], ['**/http/**', '**/plugins/**', '../*.js', '../../*.js', '../../*/**', '!../../models/**', '!../../pix/**', 'msw', 'msw/*'], 'core/ is the platform: it imports models, pix and core only, never http/, plugins/, the wiring or another src/ folder.'),
+  // storage/ is the storage port and its SQL: rows only, it imports nothing of ours (core reads it, like models).
+  ...sandboxLayer(['src/sandbox/storage/**'], ['../*.js', '../core/**', '../http/**', '../plugins/**', '../inspector/**', '../../*/**', 'msw', 'msw/*'], 'storage/ is the storage port: rows and SQL, it imports nothing of ours.'),
+  // Outside the sandbox, core/ imports src/models and src/pix (the Pix rules, pix-usdt/pix) only; in it, core/ and the port (storage/).
+  ...sandboxLayer(['src/sandbox/core/**'], ['**/http/**', '**/plugins/**', '../*.js', '../../*.js', '../../*/**', '!../../models/**', '!../../pix/**', 'msw', 'msw/*'], 'core/ is the platform: it imports models, pix, storage (the port) and core only, never http/, plugins/, the wiring or another src/ folder.'),
   ...sandboxLayer(['src/sandbox/http/*.ts'], ['**/plugins/**', '../*.js', 'msw', 'msw/*'], 'http/ imports core/ and models, never plugins/ or the wiring.'),
   ...sandboxLayer(['src/sandbox/http/routes/**'], ['**/plugins/**', '../../*.js', 'msw', 'msw/*'], 'http/ imports core/ and models, never plugins/ or the wiring.'),
   ...sandboxLayer(['src/sandbox/plugins/**'], ['../../*.js', 'msw', 'msw/*'], 'plugins/ import http/, core/ and models, never the wiring.'),

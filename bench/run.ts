@@ -1,5 +1,5 @@
 // `npm run bench`: runs every bench module's `run()`, each in a fresh process (client, cold start, webhooks on Node and in Chromium,
-// sandbox, scale, persistence, neighbours, the noisy neighbour, the sandbox's lifetime), then writes each figure beside its target and a verdict into
+// sandbox, scale, persistence, the storage soak, neighbours, the noisy neighbour, the sandbox's lifetime; `--only big-tenant` for the 600 MB tenant), then writes each figure beside its target and a verdict into
 // docs/performance.md, between the markers below (and prints the same Markdown block).
 // A missing or failing module is reported and the others still run.
 //
@@ -192,6 +192,46 @@ const READERS: Record<string, Reader> = {
       { area: 'Neighbours', figure: `one match of that pattern against a 5-segment path (A idle: B's p50 ${fmt(alone.p50, 2)} ms)`, measured: `${fmt(r.matchMicros, 2)} us`, target: '', verdict: 'info' },
     ];
   },
+  soak(result) {
+    const r = result as {
+      options: { seconds: number; tenants: number; concurrency: number };
+      windows: Array<{ server: 'memory' | 'data'; perSecond: number; max: number; p99: number; rssMb: number; writtenPerRequest: number; folderMb: number | null }>;
+      restart: { readyMs: number; firstAnswerMs: number; folderMb: number; memoryStartMs: number };
+      replayBytes: number;
+      getBytes: number;
+      mutationBytes: number;
+    };
+    const data = r.windows.filter((w) => w.server === 'data');
+    const memory = r.windows.filter((w) => w.server === 'memory');
+    const first = data[0];
+    const last = data.at(-1);
+    const lastMemory = memory.at(-1);
+    if (!first || !last || !lastMemory) throw new Error('bench/soak.ts measured no window');
+    const slowest = Math.max(...data.map((w) => w.max));
+    const held = last.perSecond / first.perSecond;
+    const vsMemory = last.perSecond / lastMemory.perSecond;
+    const soak = `${r.options.tenants} tenants, ${r.options.concurrency} in flight, ${r.options.seconds} s`;
+    return [
+      { area: 'Storage', figure: `--data soak (${soak}): last / first window (${fmt(last.perSecond)} vs ${fmt(first.perSecond)} lifecycles/s)`, measured: `x${fmt(held, 2)}`, target: '>= x0.80', verdict: verdict(held >= 0.8) },
+      { area: 'Storage', figure: `the same, last window: --data / memory-only (${fmt(last.perSecond)} vs ${fmt(lastMemory.perSecond)} lifecycles/s)`, measured: `x${fmt(vsMemory, 2)}`, target: '>= x0.60', verdict: verdict(vsMemory >= 0.6) },
+      { area: 'Storage', figure: 'the same: the slowest request of the --data soak', measured: `${fmt(slowest, 0)} ms`, target: '<= 1,000 ms', verdict: verdict(slowest <= 1000) },
+      { area: 'Storage', figure: `restart after it (kill -9, ${fmt(r.restart.folderMb)} MB folder): spawn to ready line (the memory-only server's start: ${fmt(r.restart.memoryStartMs, 0)} ms)`, measured: `${fmt(r.restart.readyMs, 0)} ms`, target: '<= 1,000 ms', verdict: verdict(r.restart.readyMs <= 1000) },
+      { area: 'Storage', figure: 'then a tenant\'s first answer (loaded on use)', measured: `${fmt(r.restart.firstAnswerMs, 0)} ms`, target: '', verdict: 'info' },
+      { area: 'Storage', figure: 'bytes an idempotent replay adds to the write-ahead log', measured: `${fmt(r.replayBytes, 0)} B`, target: '<= 2,048 B', verdict: verdict(r.replayBytes <= 2048) },
+      { area: 'Storage', figure: 'bytes a GET adds to the write-ahead log', measured: `${fmt(r.getBytes, 0)} B`, target: '0 B', verdict: verdict(r.getBytes === 0) },
+      { area: 'Storage', figure: 'bytes an accept alone (one transaction) adds to the write-ahead log', measured: `${fmt(r.mutationBytes, 0)} B`, target: '', verdict: 'info' },
+      { area: 'Storage', figure: 'bytes the --data server wrote to disk per request in the last window (/proc/PID/io)', measured: `${fmt(last.writtenPerRequest, 0)} B`, target: '', verdict: 'info' },
+      { area: 'Storage', figure: `RSS in the last window: --data / memory-only`, measured: `${fmt(last.rssMb, 0)} MB / ${fmt(lastMemory.rssMb, 0)} MB`, target: '', verdict: 'info' },
+    ];
+  },
+  'big-tenant'(result) {
+    const r = result as { mb: number; lifecycles: number; writeSeconds: number; readyMs: number; firstAnswerMs: number; rssMb: number; getMs: number; listMs: number; createMs: number };
+    return [
+      { area: 'Storage', figure: `one tenant of ${fmt(r.mb, 0)} MB (${r.lifecycles.toLocaleString('en')} lifecycles), written in ${fmt(r.writeSeconds, 0)} s and reopened: open to ready`, measured: `${fmt(r.readyMs, 0)} ms`, target: '<= 1,000 ms', verdict: verdict(r.readyMs <= 1000) },
+      { area: 'Storage', figure: 'the same: its first answer (the tenant loads), and RSS then', measured: `${fmt(r.firstAnswerMs, 0)} ms, ${fmt(r.rssMb, 0)} MB`, target: '', verdict: 'info' },
+      { area: 'Storage', figure: 'the same, loaded: retrieve / list of 10 / create a user', measured: `${fmt(r.getMs, 2)} / ${fmt(r.listMs, 2)} / ${fmt(r.createMs, 2)} ms`, target: '', verdict: 'info' },
+    ];
+  },
   scale(result) {
     const r = result as { count: number; bytesPerConversion: number | null; lists: Array<{ filter: string; small: Fig; large: Fig; ratio: number }> };
     const rows: Row[] = [
@@ -256,7 +296,9 @@ const READERS: Record<string, Reader> = {
   },
 };
 
-const MODULES = ['client', 'cold-start', 'webhooks', 'webhooks-browser', 'sandbox', 'scale', 'persistence', 'neighbours', 'noisy-neighbour', 'sandbox-lifetime'] as const;
+const MODULES = ['client', 'cold-start', 'webhooks', 'webhooks-browser', 'sandbox', 'scale', 'persistence', 'soak', 'neighbours', 'noisy-neighbour', 'sandbox-lifetime'] as const;
+// Run only when named with --only: minutes long.
+const ON_REQUEST = ['big-tenant'] as const;
 
 function markdown(rows: Row[], notes: string[], seconds: number): string {
   const cpus = availableParallelism();
@@ -290,11 +332,14 @@ async function main(): Promise<void> {
   const started = performance.now();
   const rows: Row[] = [];
   const notes: string[] = [];
-  for (const name of MODULES) {
-    if (only && !only.includes(name)) continue;
+  // Flags of one module (`--soak-seconds 900`) go to its process.
+  const passed: string[] = [];
+  for (let i = 0; i < args.length; i++) if (/^--(soak|big)-/.test(args[i] as string)) passed.push(args[i] as string, args[++i] ?? '');
+  for (const name of [...MODULES, ...ON_REQUEST]) {
+    if (only ? !only.includes(name) : (ON_REQUEST as readonly string[]).includes(name)) continue;
     // Each module in a fresh process: what one leaves behind (heap, JIT state, loaded SDKs)
     // must not tilt the next one's figures.
-    const child = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--child', name], {
+    const child = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--child', name, ...passed], {
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'inherit'],
       maxBuffer: 64 * 1024 * 1024,

@@ -42,6 +42,7 @@ export const ERROR_STATUS = {
   upstream_unavailable: 502,
   price_feed_unavailable: 503,
   wallet_provider_unavailable: 503,
+  storage_unavailable: 503,
 } as const;
 
 /** An error code of the catalog. */

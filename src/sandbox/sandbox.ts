@@ -9,9 +9,9 @@ import type { LimitSettings } from './core/limits.js';
 import { Platform } from './core/platform.js';
 import type { PricingSettings } from './core/pricing.js';
 import { type LimitsPatch, type OwnSettings, type PlatformScope, type SettingsKind, type TimingSettings, defaultSettings, settingsFromOptions } from './core/settings.js';
-import { type SandboxSnapshot, type TenantTracker, journalParts, loadSnapshot, takeSnapshot } from './core/snapshot.js';
+import { type SandboxSnapshot, loadSnapshot, snapshotParts, takeSnapshot } from './core/snapshot.js';
 import type { SandboxEvent, TenantState } from './core/state.js';
-import { App, type CommitHook } from './http/app.js';
+import { App } from './http/app.js';
 import { SandboxResponse, fastIncoming } from './http/fetch.js';
 import { type Answer, type Middleware, incomingOf } from './http/call.js';
 import type { SandboxPlugin } from './http/plugin.js';
@@ -24,8 +24,8 @@ import { INSPECTOR_BASE, inspectorHandler } from './inspector/handler.js';
 import { SandboxClosedError, closedFetch, guardFaults, guardWebhooks } from './closing.js';
 import { Inspection, requestOut } from './inspector/inspection.js';
 import type { SandboxInspector } from './inspector/types.js';
+import type { Persistence, StoredParts } from './stored.js';
 
-export type { TenantChange } from './core/snapshot.js';
 // The one validation of price, limits and timings, for the serve flags (src/server/settings.ts).
 export { parseSettings } from './core/settings.js';
 
@@ -125,10 +125,14 @@ function createInspector(
   };
 }
 
-/** What only a host (the server) hands a sandbox: not part of the public options. */
+/** What only a host (the server, a Durable Object) hands a sandbox: not part of the public options. */
 export interface SandboxHooks {
-  /** Called once a tenant's mutation has its answer, before it leaves (a server's journal). */
-  onCommit?: CommitHook;
+  /**
+   * Keeps the state in storage: `(parts) => new Persistence(parts, options)` (src/sandbox/stored.ts;
+   * tenants load on use, every answer commits). A factory, so that `createSandbox` never carries
+   * the stored code.
+   */
+  stored?: (parts: StoredParts) => Persistence;
 }
 
 // Runtimes without explicit resource management (Safari today) have no Symbol.dispose: there,
@@ -143,7 +147,8 @@ export class SandboxImpl implements Sandbox {
   readonly #plugins: ReadonlyArray<SandboxPlugin<unknown>>;
   #closing: Promise<void> | null = null;
   readonly #initial: SandboxSnapshot;
-  readonly #trackers = new WeakMap<TenantState, TenantTracker>();
+  /** The stored state (`hooks.stored`), or `null` in memory. */
+  readonly persistence: Persistence | null;
   readonly fetch: Sandbox['fetch'];
   readonly clock: SandboxClock;
   readonly settings: SandboxTenantSettings;
@@ -156,12 +161,18 @@ export class SandboxImpl implements Sandbox {
     const { platform, app, webhooks, faults } = build(options);
     this.#platform = platform;
     this.#app = app;
-    app.onCommit = hooks.onCommit;
     this.#plugins = [webhooks, faults];
     const closed = (): boolean => platform.closed;
     this.webhooks = guardWebhooks(webhooks.api, closed);
     this.faults = guardFaults(faults.api, closed);
     this.#initial = takeSnapshot(platform);
+    this.persistence =
+      hooks.stored?.({
+        platform,
+        app,
+        recordKinds: webhooks.recordKinds ?? {},
+        subscribe: (listener) => webhooks.records.subscribe((tenantId) => listener(tenantId)),
+      }) ?? null;
     this.fetch = (input, init) => {
       if (platform.closed) return closedFetch();
       try {
@@ -182,7 +193,14 @@ export class SandboxImpl implements Sandbox {
     };
     this.clock = this.clockOf(() => this.#platform.defaultTenantId);
     this.settings = this.settingsOf(() => this.#platform.defaultTenantId);
-    const parts = { platform, requests: app.requests, webhooks: webhooks.records, hasRoute: (method: string, path: string) => app.router.match(method, path) !== null };
+    const persistence = this.persistence;
+    const parts = {
+      platform,
+      requests: app.requests,
+      webhooks: webhooks.records,
+      hasRoute: (method: string, path: string) => app.router.match(method, path) !== null,
+      ...(persistence === null ? {} : { listing: () => persistence.listing() }),
+    };
     this.#inspection = new Inspection(parts);
     this.inspector = createInspector(this.#inspection, parts, this.fetch);
   }
@@ -193,7 +211,7 @@ export class SandboxImpl implements Sandbox {
   }
 
   #tenant(id: string): TenantState {
-    const tenant = this.#platform.tenants.get(id);
+    const tenant = this.#platform.tenant(id);
     if (!tenant) throw new RangeError(`No tenant ${id} in this sandbox.`);
     return tenant;
   }
@@ -205,8 +223,9 @@ export class SandboxImpl implements Sandbox {
 
   get apiKey(): string {
     const platform = this.#platform;
-    const tenant = this.#tenant(platform.defaultTenantId);
-    const key = tenant.keys.find((k) => k.id === platform.defaultKeyId && k.revokedAt === null) ?? tenant.keys.find((k) => k.revokedAt === null);
+    // Read without loading the tenant (a stored one may be large): a server is ready before its data is.
+    const keys = platform.keysOf(platform.defaultTenantId);
+    const key = keys.find((k) => k.id === platform.defaultKeyId && k.revokedAt === null) ?? keys.find((k) => k.revokedAt === null);
     return key?.secret ?? '';
   }
 
@@ -313,23 +332,21 @@ export class SandboxImpl implements Sandbox {
   reset(): void {
     this.#open('reset');
     const now = this.#tenant(this.#platform.defaultTenantId).clock.nowMs();
-    loadSnapshot(this.#platform, this.#initial, now);
+    if (this.persistence) this.persistence.restore(this.#initial, now);
+    else loadSnapshot(this.#platform, this.#initial, now);
     this.#inspection.forget();
   }
 
   snapshot(): SandboxSnapshot {
+    if (this.persistence) return this.persistence.snapshot(snapshotParts(this.#platform, []));
     return takeSnapshot(this.#platform);
   }
 
   restore(snapshot: SandboxSnapshot | string): void {
     this.#open('restore');
-    loadSnapshot(this.#platform, snapshot);
+    if (this.persistence) this.persistence.restore(snapshot);
+    else loadSnapshot(this.#platform, snapshot);
     this.#inspection.forget();
-  }
-
-  /** A journal line of the named tenants (live objects: serialize at once); `full`: whole tenants (core/snapshot.ts). */
-  journal(tenantIds: Iterable<string>, full: boolean): SandboxSnapshot {
-    return journalParts(this.#platform, this.#trackers, tenantIds, full);
   }
 
   /**
@@ -339,14 +356,11 @@ export class SandboxImpl implements Sandbox {
    */
   keyOwner(authorization: string | null | undefined): { tenantId: string; live: () => boolean } | null {
     if (authorization === null || authorization === undefined || !authorization.startsWith('Bearer ')) return null;
-    const key = this.#platform.keys.get(authorization.slice(7));
-    if (key === undefined || key.revokedAt !== null || !this.#platform.tenants.has(key.tenantId)) return null;
-    return { tenantId: key.tenantId, live: () => key.revokedAt === null && this.#platform.keys.get(key.secret) === key };
-  }
-
-  /** Ids of every tenant. */
-  tenantIds(): string[] {
-    return [...this.#platform.tenants.keys()];
+    const secret = authorization.slice(7);
+    const key = this.#platform.keyOf(secret);
+    if (key === undefined || key.revokedAt !== null) return null;
+    // Looked up again each time: a stored tenant that left memory comes back with new key objects.
+    return { tenantId: key.tenantId, live: () => this.#platform.keyOf(secret)?.revokedAt === null };
   }
 
   use(name: string, middleware: Middleware, before?: string): void {
@@ -374,13 +388,15 @@ export class SandboxImpl implements Sandbox {
   /**
    * Stops everything at once: the real timer (no tenant's timer fires on its own any more),
    * queued webhook attempts (never sent) and attempts in flight (aborted, not recorded). Resolves
-   * once those have ended. Idempotent.
+   * once those have ended, and a stored sandbox has written what waited (the storage itself is
+   * its owner's to close). Idempotent.
    */
   close(): Promise<void> {
     if (this.#closing !== null) return this.#closing;
     this.#platform.close();
     const reason = new SandboxClosedError('webhooks');
-    this.#closing = Promise.all(this.#plugins.map((plugin) => plugin.close?.(reason))).then(() => undefined);
+    // The aborted attempts were not recorded: a stored sandbox writes them as still pending.
+    this.#closing = Promise.all(this.#plugins.map((plugin) => plugin.close?.(reason))).then(() => this.persistence?.close());
     return this.#closing;
   }
 

@@ -12,7 +12,7 @@ import { INSPECTOR_PATH, isInspectorPath, serveInspector } from './inspector.js'
 import { type RequestLogEntry, createClientErrorHandler, createConnectHandler, createListener, writeEnvelope } from './adapter.js';
 import type { ServeOptions } from './commands/serve.js';
 import { CorsPolicy } from './cors.js';
-import { type DataStore, openDataStore } from './persistence.js';
+import { type DataStore, openDataStore } from './data/store.js';
 import { LOG_STREAM_PATH, type LogReader, RequestLog } from './request-log.js';
 import { type TlsMaterial, generateSelfSigned, readTlsFiles } from './tls.js';
 import { createHttpsTransport } from './transport.js';
@@ -92,6 +92,14 @@ async function tlsMaterial(options: ServeOptions): Promise<TlsMaterial | null> {
   return generateSelfSigned(options.host);
 }
 
+/** The start-up line of a data folder: new, restored, or imported from the old layout (the one line an import logs). */
+function dataLine(store: DataStore): string {
+  if (store.migrated === null) return `data in ${store.file} (${store.origin})`;
+  const { entries, tornBytes, renamed } = store.migrated;
+  const torn = tornBytes > 0 ? `, dropped a cut-short last journal line of ${tornBytes} bytes (a mutation never answered)` : '';
+  return `data in ${store.file} (migrated: imported snapshot.json and ${entries} journal entries${torn}; the old files are kept as ${renamed.map((f) => f.slice(store.dir.length + 1)).join(' and ')}, to delete once no older pix-usdt needs them)`;
+}
+
 /** Creates the sandbox, listens, and resolves once the server accepts connections. */
 export async function startServer(options: ServerOptions, log: (line: string) => void): Promise<RunningServer> {
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
@@ -111,12 +119,9 @@ export async function startServer(options: ServerOptions, log: (line: string) =>
   if (options.sharedPlatformLimits === true) sandboxOptions.limits = { ...sandboxOptions.limits, platformScope: 'shared' };
   const tls = await tlsMaterial(options);
   // Without --data nothing touches the disk.
-  const store: DataStore | null = options.data === undefined ? null : openDataStore(options.data, sandboxOptions, { onError: (error) => log(`pix-usdt-sandbox: cannot write ${options.data}: ${(error as Error).message}`) });
+  const store: DataStore | null = options.data === undefined ? null : openDataStore(options.data, sandboxOptions, { log });
   const sandbox: SandboxImpl = store?.sandbox ?? new SandboxImpl(sandboxOptions);
-  if (store !== null) {
-    const { entries, tornBytes } = store.replayed;
-    log(`pix-usdt-sandbox: data in ${store.dir} (${store.origin === 'new' ? 'new' : `restored, ${entries} journal entries`}${tornBytes > 0 ? `; dropped a cut-short last journal line of ${tornBytes} bytes, a mutation never answered` : ''})`);
-  }
+  if (store !== null) log(`pix-usdt-sandbox: ${dataLine(store)}`);
   // The setting flags are the defaults of this start: a restored tenant keeps what it set itself
   // (its own price, limits, timings survive a restart, kill -9 included), the rest follows them.
   // The origin is only known once listening (port 0); the listener reads it then.
@@ -208,11 +213,10 @@ export async function startServer(options: ServerOptions, log: (line: string) =>
       closing ??= new Promise<void>((resolve) => {
         server.close(() => {
           // Every answer has left. No timer fires and no delivery leaves after this; attempts in
-          // flight are aborted and stay pending (retried after a restart on the same data).
-          const stopped = sandbox.close();
-          // The state goes to one snapshot, the journal starts empty.
-          store?.close();
-          void stopped.finally(() => {
+          // flight are aborted and stay pending (retried after a restart on the same data). Then
+          // what waits is written and the write-ahead log emptied into the database.
+          void sandbox.close().finally(() => {
+            store?.close();
             transport.close();
             resolve();
           });

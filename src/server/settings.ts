@@ -1,8 +1,8 @@
 /**
  * The `serve` flags that set the sandbox's default price feed, limits and timings, which every
  * tenant starts from (`--price`, `--spread-bps`, `--withdrawal-fee`, `--quote-ttl`,
- * `--deposit-window`, `--settlement-delay`, `--limit LEVEL.PERIOD=BRL`): what the `createSandbox`
- * options set, validated by the one module the `/v1/test_helpers/price|limits|settings` routes
+ * `--deposit-window`, `--settlement-delay`, `--limit LEVEL.PERIOD=BRL`), and `--quote-rate-limit`:
+ * what the `createSandbox` options set, validated by the one module the `/v1/test_helpers/price|limits|settings` routes
  * use (src/sandbox/core/settings.ts), each mistake named by its flag.
  * @module
  */
@@ -10,7 +10,7 @@ import { parseSettings } from '../sandbox/sandbox.js';
 import type { SandboxOptions } from '../sandbox/index.js';
 
 /** What the flags set, as `createSandbox` options. */
-export type SandboxSettingFlags = Pick<SandboxOptions, 'pricing' | 'limits' | 'quoteTtlSeconds' | 'depositWindowSeconds' | 'settlementDelaySeconds'>;
+export type SandboxSettingFlags = Pick<SandboxOptions, 'pricing' | 'limits' | 'quoteTtlSeconds' | 'depositWindowSeconds' | 'settlementDelaySeconds' | 'quoteRateLimit'>;
 
 /** The raw values of the flags (commander's camel-cased names). */
 export interface RawSettingFlags {
@@ -20,6 +20,7 @@ export interface RawSettingFlags {
   quoteTtl?: string | undefined;
   depositWindow?: string | undefined;
   settlementDelay?: string | undefined;
+  quoteRateLimit?: string | undefined;
   limit?: string[] | undefined;
 }
 
@@ -66,6 +67,10 @@ export function parseSettingFlags(raw: RawSettingFlags): SandboxSettingFlags {
   if (times?.depositWindowSeconds !== undefined) out.depositWindowSeconds = times.depositWindowSeconds;
   if (times?.settlementDelaySeconds !== undefined) out.settlementDelaySeconds = times.settlementDelaySeconds;
   const limits: Check = { kind: 'limits', body: {}, flags: new Map() };
+  if (raw.quoteRateLimit !== undefined) {
+    if (!/^\d{1,7}$/.test(raw.quoteRateLimit)) throw new RangeError(`--quote-rate-limit must be a whole number of quotes a minute (0: no limit), got ${JSON.stringify(raw.quoteRateLimit)}.`);
+    out.quoteRateLimit = Number(raw.quoteRateLimit);
+  }
   for (const entry of raw.limit ?? []) {
     const match = /^([a-z]+)\.([a-z]+)=(.*)$/.exec(entry);
     const level = match?.[1] as (typeof LEVELS)[number] | undefined;
@@ -89,5 +94,6 @@ export const SETTING_FLAGS = [
   ['--quote-ttl <SECONDS>', 'how long a quote stays acceptable, 0.001 to 31536000 (default 300; the reference allows 30)'],
   ['--deposit-window <SECONDS>', 'how long a conversion or transaction waits for its deposit (default 900)'],
   ['--settlement-delay <SECONDS>', 'how long a funded conversion takes to settle (default 60)'],
+  ['--quote-rate-limit <N>', 'POST /v1/quotes a minute per API key (default 60, as the reference; 0: no limit, for load tests)'],
   ['--limit <LEVEL.PERIOD=BRL>', 'a volume limit, at most 2 decimals, e.g. user.daily=1000.00 (repeatable; LEVEL platform, partner or user; PERIOD daily or monthly)'],
 ] as const;

@@ -1,7 +1,7 @@
 /**
  * docs/architecture.md's layer diagram is the code's: every folder-level import edge whose
  * source is in the sandbox or the server appears in the diagram, and nothing else does. The
- * same graph has no cycle and follows the rule models <- core <- http <- plugins <- wiring.
+ * same graph has no cycle and follows the rule models, pix, storage <- core <- http <- plugins <- wiring.
  */
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
@@ -15,13 +15,13 @@ const DOC = fileURLToPath(new URL('../../docs/architecture.md', import.meta.url)
 
 function folderOf(file: string): string {
   const r = relative(SRC, file).replaceAll('\\', '/');
-  for (const layer of ['core', 'http', 'plugins/webhooks', 'plugins/faults']) if (r.startsWith(`sandbox/${layer}/`)) return layer;
+  for (const layer of ['storage', 'core', 'http', 'plugins/webhooks', 'plugins/faults']) if (r.startsWith(`sandbox/${layer}/`)) return layer;
   if (r.startsWith('sandbox/')) return 'wiring';
   return (r.split('/')[0] as string).replace(/\.ts$/, '');
 }
 
 const graph = importGraph(SRC) as Map<string, string[]>;
-const SOURCES = new Set(['core', 'http', 'plugins/webhooks', 'plugins/faults', 'wiring', 'server']);
+const SOURCES = new Set(['storage', 'core', 'http', 'plugins/webhooks', 'plugins/faults', 'wiring', 'server']);
 
 function codeEdges(): string[] {
   const edges = new Set<string>();
@@ -44,7 +44,7 @@ function diagramEdges(): string[] {
 
 // parity is client side (it imports the client and webhooks only); the server's CLI runs it.
 // `index`: the client's entry (src/index.ts), which the CLI's commands use; it never imports the sandbox.
-const RANK: Record<string, number> = { models: 0, pix: 0, webhooks: 0, client: 0, parity: 0, index: 0, core: 1, http: 2, 'plugins/webhooks': 3, 'plugins/faults': 3, wiring: 4, server: 5 };
+const RANK: Record<string, number> = { models: 0, pix: 0, storage: 0, webhooks: 0, client: 0, parity: 0, index: 0, core: 1, http: 2, 'plugins/webhooks': 3, 'plugins/faults': 3, wiring: 4, server: 5 };
 
 describe('docs/architecture.md', () => {
   it('its diagram lists exactly the folder imports of the sandbox and the server', () => {

@@ -2,13 +2,15 @@
  * Conformance: every error code of the reference's catalog that the engine can produce,
  * with its status, the envelope, and the request id (body and `x-request-id`).
  * internal_error, upstream_unavailable and wallet_provider_unavailable, which no valid or
- * invalid input produces, come from fault injection (the only way the sandbox fails); so does
+ * invalid input produces, come from fault injection (the only way the sandbox fails; storage_unavailable from a stored
+ * sandbox whose write fails); so does
  * unauthorized, which the sandbox never answers since issue 21 (it told a tenant that an id
  * was another tenant's: every such id answers as one that exists nowhere).
  */
 import { describe, expect, it } from 'vitest';
 import { type Sandbox, createSandbox, ERROR_STATUS } from '../../src/sandbox/index.js';
 import { type RawAnswer, approvedUser, cpf, offrampBody, onrampBody, raw } from './raw.js';
+import { storedSandbox } from '../support/stored.js';
 
 const seen = new Set<string>();
 
@@ -144,6 +146,18 @@ describe('error catalog conformance', () => {
     expectError(await raw(sb, 'GET', `/v1/users/${userId}/wallet`), 'wallet_provider_unavailable');
     sb.faults.add({ match: 'GET /v1/api-keys', nth: 1, fault: { type: 'error', code: 'unauthorized' } });
     expectError(await raw(sb, 'GET', '/v1/api-keys'), 'unauthorized');
+  });
+
+  it('storage_unavailable: a stored sandbox (serve --data) whose write cannot commit', async () => {
+    const { sandbox: sb, failing, close } = storedSandbox({ seed: 'conformance', now: '2026-05-01T00:00:00Z' });
+    try {
+      failing.on = true;
+      const refused = await raw(sb, 'POST', '/v1/users', { external_id: 'x', name: 'X', document_type: 'cpf', document_number: cpf(4) });
+      expectError(refused, 'storage_unavailable');
+      expect(refused.headers.get('retry-after')).toBe('1');
+    } finally {
+      close();
+    }
   });
 
   it('webhooks: webhook_endpoint_not_found, webhook_delivery_not_found', async () => {

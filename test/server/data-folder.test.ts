@@ -2,15 +2,15 @@
  * The data folder's rules (issue 27), as the folder behaves: nothing is written or read through
  * a symbolic link (a planted temporary file, the target itself, the lock), the folder is 700 and
  * its files 600 under the usual umask 022, and a folder others can write to is refused. First
- * the module every storage engine uses (src/server/data-folder.ts), then `serve --data` over it.
+ * the module every storage engine uses (src/server/data/folder.ts), then `serve --data` over it.
  */
 import { spawn } from 'node:child_process';
 import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DataError, DataFolder } from '../../src/server/data-folder.js';
-import { openDataStore } from '../../src/server/persistence.js';
+import { DataError, DataFolder } from '../../src/server/data/folder.js';
+import { openDataStore } from '../../src/server/data/store.js';
 import { CLI, assertBuilt } from './helpers.js';
 
 const dirs: string[] = [];
@@ -102,20 +102,28 @@ describe('DataFolder', () => {
 describe('serve --data over the folder rules', () => {
   const sandboxOptions = { now: '2026-11-21T12:00:00Z' };
 
-  it('a folder holding only a snapshot.json.tmp link is new; the link is replaced, its target untouched', () => {
+  it('a database, or a side file SQLite opens itself, that is a link is refused by name; nothing is written through it', () => {
+    for (const name of ['data.db', 'data.db-wal', 'data.db-shm']) {
+      const { data, outside } = scratch();
+      symlinkSync(outside, path.join(data, name));
+      expect(() => openDataStore(data, sandboxOptions)).toThrow(`${path.join(data, name)} is a symbolic link`);
+      expect(readdirSync(data)).toEqual([name]);
+      expect(readFileSync(outside, 'utf8')).toBe('not the sandbox\'s\n');
+    }
+  });
+
+  it('a stale temporary file that is a link is left alone (neither read nor followed); the folder is new', () => {
     const { data, outside } = scratch();
     symlinkSync(outside, path.join(data, 'snapshot.json.tmp'));
-    symlinkSync(outside, path.join(data, 'journal.ndjson.tmp'));
     const store = openDataStore(data, sandboxOptions);
     try {
       expect(store.origin).toBe('new');
-      store.compact();
     } finally {
       store.close();
     }
     expect(readFileSync(outside, 'utf8')).toBe('not the sandbox\'s\n');
-    for (const name of ['snapshot.json', 'journal.ndjson']) expect(isLink(path.join(data, name))).toBe(false);
-    expect(readdirSync(data).sort()).toEqual(['journal.ndjson', 'snapshot.json']);
+    expect(isLink(path.join(data, 'snapshot.json.tmp'))).toBe(true);
+    expect(isLink(path.join(data, 'data.db'))).toBe(false);
   });
 
   it('a lock that is a link is taken over without writing through it', () => {
@@ -150,7 +158,7 @@ describe('serve --data over the folder rules', () => {
       child.stdout.setEncoding('utf8').on('data', (c: string) => {
         stdout += c;
         if (!stdout.includes('\n')) return;
-        // Listening: every file of the folder exists now (snapshot, journal, lock).
+        // Listening: the database and the lock exist now (SQLite's side files too, while open).
         files = Object.fromEntries(readdirSync(dir).map((name) => [name, mode(path.join(dir, name))]));
         child.kill('SIGTERM');
       });
@@ -163,7 +171,8 @@ describe('serve --data over the folder rules', () => {
     expect(first.stderr).not.toContain('cannot start');
     expect(first.code).toBe(0);
     expect(mode(data)).toBe('700');
-    expect(first.files).toEqual({ 'journal.ndjson': '600', lock: '600', 'snapshot.json': '600' });
+    expect(first.files).toMatchObject({ 'data.db': '600', lock: '600' });
+    for (const [name, fileMode] of Object.entries(first.files)) expect(fileMode, name).toBe('600');
     for (const name of readdirSync(data)) expect(mode(path.join(data, name)), name).toBe('600');
 
     chmodSync(data, 0o770);

@@ -35,10 +35,11 @@ export interface Child {
 
 const running = new Set<ChildProcess>();
 
-/** Runs `node dist/cli.js ...args`. */
-export function run(args: readonly string[], env: NodeJS.ProcessEnv = {}): Child {
+/** Runs `node dist/cli.js ...args` (or another copy of the CLI), or `...wrapper node dist/cli.js ...args`. */
+export function run(args: readonly string[], env: NodeJS.ProcessEnv = {}, cli = CLI, wrapper: readonly string[] = []): Child {
   assertBuilt();
-  const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const command = [...wrapper, process.execPath, cli, ...args];
+  const child = spawn(command[0] as string, command.slice(1), { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);
   let out = '';
   let err = '';
@@ -81,9 +82,9 @@ export function waitFor<T>(child: Child, check: () => T | undefined, what: strin
   });
 }
 
-/** Starts `serve` and resolves with the parsed JSON line. */
-export async function serve(args: readonly string[] = [], env: NodeJS.ProcessEnv = {}): Promise<{ child: Child; ready: Ready }> {
-  const child = run(['serve', '--port', '0', ...args], env);
+/** Starts `serve` (through `wrapper`, when given) and resolves with the parsed JSON line. */
+export async function serve(args: readonly string[] = [], env: NodeJS.ProcessEnv = {}, wrapper: readonly string[] = []): Promise<{ child: Child; ready: Ready }> {
+  const child = run(['serve', '--port', '0', ...args], env, CLI, wrapper);
   const line = await waitFor(child, () => (child.stdout().includes('\n') ? child.stdout().split('\n')[0] : undefined), 'the ready line');
   return { child, ready: JSON.parse(line as string) as Ready };
 }

@@ -1,14 +1,20 @@
 /**
  * `serve --data DIR` with the real binary: every answered mutation survives `kill -9` at a
  * random instant under load (several rounds on one folder), and so does its idempotent replay;
- * a clean stop compacts; damaged, foreign and unusable folders stop the start with exit code 1
- * and a message naming the file, and are left byte for byte as they were.
+ * a clean stop leaves the one database file; damaged, foreign and unusable folders (the
+ * database's, and the old layout's files) stop the start with exit code 1 and a message naming
+ * the file, and are left byte for byte as they were; without the SQLite package, exit code 5 and
+ * what to install.
  */
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, appendFileSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Ready, cpf, exitCode, run, serve, stopAll, waitFor } from './helpers.js';
+import { fileURLToPath } from 'node:url';
+import { type Ready, CLI, cpf, exitCode, run, serve, stopAll, waitFor } from './helpers.js';
+
+const LEGACY = fileURLToPath(new URL('./fixtures/legacy-data/', import.meta.url));
 
 afterEach(stopAll);
 
@@ -20,6 +26,13 @@ afterEach(() => {
 function tempDir(): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'pix-usdt-data-'));
   dirs.push(dir);
+  return dir;
+}
+
+/** A folder in the old layout (snapshot.json + journal.ndjson), written by pix-usdt 0.1 (test/server/migration.test.ts). */
+function legacyFolder(): string {
+  const dir = tempDir();
+  cpSync(LEGACY, dir, { recursive: true });
   return dir;
 }
 
@@ -126,7 +139,7 @@ describe('serve --data under kill -9', () => {
       expect(answered.length).toBeGreaterThan(before);
     }
 
-    // A last start: every answer of every round is there; then a clean stop compacts the journal.
+    // A last start: every answer of every round is there; then a clean stop leaves one file.
     const { child, ready } = await serve(['--data', dir]);
     for (const a of answered) {
       const res = await fetch(`${ready.url}/v1/users/${a.userId}`, { headers: { authorization: `Bearer ${a.apiKey}` } });
@@ -147,9 +160,8 @@ describe('serve --data under kill -9', () => {
     }
     child.process.kill('SIGTERM');
     expect(await exitCode(child)).toBe(0);
-    const journal = readFileSync(path.join(dir, 'journal.ndjson'), 'utf8');
-    expect(journal.trim().split('\n')).toHaveLength(1); // only the header: compacted into the snapshot
-    expect(readdirSync(dir).sort()).toEqual(['journal.ndjson', 'snapshot.json']); // the lock is released
+    // The write-ahead log is emptied into the database and removed; the lock is released.
+    expect(readdirSync(dir).sort()).toEqual(['data.db']);
   }, 120_000);
 });
 
@@ -199,7 +211,7 @@ describe('serve --data: what it refuses', () => {
   });
 
   it('a newer format version: asks for an upgrade, left untouched', async () => {
-    const dir = await validFolder();
+    const dir = legacyFolder();
     const file = path.join(dir, 'snapshot.json');
     const snapshot = JSON.parse(readFileSync(file, 'utf8')) as { version: number };
     writeFileSync(file, JSON.stringify({ ...snapshot, version: 2 }));
@@ -209,11 +221,42 @@ describe('serve --data: what it refuses', () => {
     expect(fingerprint(dir)).toEqual(before);
   });
 
-  it('a damaged journal line before the last: names the line, left untouched', async () => {
+  it('a database of a newer schema: asks for an upgrade, left untouched', async () => {
     const dir = await validFolder();
+    rmSync(path.join(dir, 'lock'));
+    const Database = createRequire(import.meta.url)('libsql') as new (file: string) => { exec(sql: string): void; close(): void };
+    const db = new Database(path.join(dir, 'data.db'));
+    db.exec("UPDATE meta SET value = '2' WHERE name = 'schema'");
+    db.exec('PRAGMA journal_mode = DELETE');
+    db.close();
+    const before = fingerprint(dir);
+    const stderr = await refused(['--data', dir]);
+    expect(stderr).toContain(`${path.join(dir, 'data.db')} is not usable: it was written by a newer pix-usdt (schema version 2; this one reads version 1)`);
+    expect(fingerprint(dir)).toEqual(before);
+  });
+
+  it("another program's database, or a data.db that is not SQLite: refused, left untouched", async () => {
+    const dir = tempDir();
+    const Database = createRequire(import.meta.url)('libsql') as new (file: string) => { exec(sql: string): void; close(): void };
+    const db = new Database(path.join(dir, 'data.db'));
+    db.exec('CREATE TABLE orders (id INTEGER PRIMARY KEY, total TEXT)');
+    db.close();
+    let before = fingerprint(dir);
+    expect(await refused(['--data', dir])).toContain('it holds tables (orders) but no sandbox marks');
+    expect(fingerprint(dir)).toEqual(before);
+
+    const other = tempDir();
+    writeFileSync(path.join(other, 'data.db'), 'not a database at all, just text that happens to be here\n'.repeat(200));
+    before = fingerprint(other);
+    expect(await refused(['--data', other])).toContain('is not a SQLite database of a pix-usdt sandbox');
+    expect(fingerprint(other)).toEqual(before);
+  });
+
+  it('a damaged journal line before the last: names the line, left untouched', async () => {
+    const dir = legacyFolder();
     const file = path.join(dir, 'journal.ndjson');
     const lines = readFileSync(file, 'utf8').split('\n');
-    expect(lines.length).toBeGreaterThanOrEqual(3); // header, the user's entry, the final newline
+    expect(lines.length).toBeGreaterThanOrEqual(3); // header, entries, the final newline
     lines.splice(1, 0, '{"seq": garbage}');
     writeFileSync(file, lines.join('\n'));
     const before = fingerprint(dir);
@@ -254,14 +297,38 @@ describe('serve --data: what it refuses', () => {
     expect(stderr).toContain(`is in use by another sandbox server (pid ${child.process.pid})`);
   });
 
-  it('tolerates a last journal line cut short (a kill mid-write), and says so', async () => {
-    const dir = await validFolder();
+  it('tolerates a last journal line of the old layout cut short (a kill mid-write), and says so', async () => {
+    const dir = legacyFolder();
     appendFileSync(path.join(dir, 'journal.ndjson'), '{"seq":99,"writtenAt":1,"state":{"form');
     const { child, ready } = await serve(['--data', dir]);
     await waitFor(child, () => (child.stderr().includes('listening on') ? true : undefined), 'the start-up log');
     expect(child.stderr()).toMatch(/dropped a cut-short last journal line of 38 bytes/);
-    const res = await fetch(`${ready.url}/v1/users?limit=10`, { headers: { authorization: `Bearer ${ready.api_key}` } });
+    const res = await fetch(`${ready.url}/v1/webhook_endpoints?limit=10`, { headers: { authorization: `Bearer ${ready.api_key}` } });
     expect(((await res.json()) as { data: unknown[] }).data).toHaveLength(1);
+  });
+
+  it('without the SQLite package: exit code 5, and what to install', async () => {
+    // The built CLI beside every installed package but libsql, as a client-only install has it.
+    const root = tempDir();
+    cpSync(path.dirname(CLI), path.join(root, 'dist'), { recursive: true });
+    writeFileSync(path.join(root, 'package.json'), readFileSync(new URL('../../package.json', import.meta.url)));
+    const modules = fileURLToPath(new URL('../../node_modules/', import.meta.url));
+    mkdirSync(path.join(root, 'node_modules'));
+    for (const name of readdirSync(modules)) {
+      if (name === 'libsql' || name === '@libsql' || name === '.bin') continue;
+      symlinkSync(path.join(modules, name), path.join(root, 'node_modules', name));
+    }
+    const dir = path.join(tempDir(), 'data');
+    const child = run(['serve', '--port', '0', '--data', dir], {}, path.join(root, 'dist', 'cli.js'));
+    expect(await exitCode(child)).toBe(5);
+    expect(child.stdout()).toBe('');
+    expect(child.stderr()).toContain('through the package libsql, which is not installed');
+    expect(child.stderr()).toContain('npm install libsql@"^0.5.29"');
+    // And without --data the same install serves from memory.
+    const memory = run(['serve', '--port', '0'], {}, path.join(root, 'dist', 'cli.js'));
+    await waitFor(memory, () => (memory.stdout().includes('\n') ? true : undefined), 'the ready line');
+    memory.process.kill('SIGTERM');
+    expect(await exitCode(memory)).toBe(0);
   });
 
   it('without --data, nothing is written', async () => {

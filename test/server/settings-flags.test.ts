@@ -119,6 +119,10 @@ describe('parseSettingFlags', () => {
     expect(() => parseSettingFlags({ price: '0.001' })).toThrow(/--price/);
     expect(() => parseSettingFlags({ withdrawalFee: '1.0000001' })).toThrow(/--withdrawal-fee/);
     expect(() => parseSettingFlags({ limit: ['user.daily=1.001'] })).toThrow(/--limit user.daily/);
+    expect(() => parseSettingFlags({ quoteRateLimit: '-1' })).toThrow(/--quote-rate-limit/);
+    expect(() => parseSettingFlags({ quoteRateLimit: '2.5' })).toThrow(/--quote-rate-limit/);
+    expect(parseSettingFlags({ quoteRateLimit: '0' })).toEqual({ quoteRateLimit: 0 });
+    expect(parseSettingFlags({ quoteRateLimit: '600' })).toEqual({ quoteRateLimit: 600 });
     expect(() => parseSettingFlags({ limit: ['tenant.daily=1.00'] })).toThrow(/--limit/);
     expect(() => parseSettingFlags({ limit: ['user.daily=abc'] })).toThrow(/--limit user.daily/);
   });

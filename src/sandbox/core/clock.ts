@@ -98,6 +98,26 @@ export class Clock implements SandboxClock {
     this.#last = ms;
   }
 
+  /**
+   * What a stored tenant keeps of its clock: the offset from real time (a clock that follows
+   * real time: it moves on while the process is down), or the frozen instant. It changes only
+   * when the clock is advanced or set.
+   */
+  get state(): { realTime: boolean; at: number } {
+    return this.#frozen === null ? { realTime: true, at: this.#offset } : { realTime: false, at: this.#frozen + this.#offset };
+  }
+
+  /** Sets the clock from a {@link state} of the same kind (a stored tenant loaded). */
+  set state(state: { realTime: boolean; at: number }) {
+    if (state.realTime !== (this.#frozen === null)) throw new TypeError('A clock that follows real time cannot take the state of a frozen one, nor the reverse.');
+    if (this.#frozen === null) this.#offset = state.at;
+    else {
+      this.#frozen = state.at;
+      this.#offset = 0;
+    }
+    this.#last = -Infinity;
+  }
+
   /** True when the clock follows real time. */
   get realTime(): boolean {
     return this.#frozen === null;

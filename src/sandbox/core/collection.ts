@@ -49,12 +49,8 @@ export class Collection<T extends Stored> {
   readonly #byId = new Map<string, T>();
   readonly #keys: Record<string, IndexKey<T>>;
   readonly #indexes = new Map<string, Map<string, number[]>>();
-  /**
-   * Records inserted, updated or read by id since this set was put here (`null`: not tracked).
-   * A server's journal writes these instead of the whole collection: a record is changed in
-   * place only after `get` or `insert` handed it out, so the set holds every changed one.
-   */
-  touched: Set<T> | null = null;
+  // Change tracking for a stored tenant (core/persist.ts); `null`: not tracked (in memory, the default).
+  #track: { changed: Set<T>; read: Map<T, string> } | null = null;
 
   constructor(indexes: Record<string, IndexKey<T>> = {}) {
     this.#keys = indexes;
@@ -67,8 +63,41 @@ export class Collection<T extends Stored> {
 
   get(id: string): T | undefined {
     const record = this.#byId.get(id);
-    if (record !== undefined && this.touched !== null) this.touched.add(record);
+    // A record is changed in place only after `get` or `insert` handed it out: remember how a
+    // record read by id looked, so that a change made without `update` is still seen.
+    const track = this.#track;
+    if (record !== undefined && track !== null && !track.changed.has(record) && !track.read.has(record)) track.read.set(record, JSON.stringify(record));
     return record;
+  }
+
+  /** Whether changes are tracked (see {@link takeChanges}). */
+  get tracked(): boolean {
+    return this.#track !== null;
+  }
+
+  /** Starts tracking changes: from now on {@link takeChanges} answers what changed. */
+  startTracking(): void {
+    this.#track ??= { changed: new Set(), read: new Map() };
+  }
+
+  /**
+   * The records inserted or changed since tracking started or the last call, each with its JSON
+   * when it was already computed (`null` otherwise); tracking starts over. A record read by id
+   * and left as it was is not among them.
+   */
+  takeChanges(): Array<[record: T, json: string | null]> {
+    const track = this.#track;
+    if (track === null) return [];
+    const out: Array<[T, string | null]> = [];
+    for (const record of track.changed) out.push([record, null]);
+    for (const [record, before] of track.read) {
+      if (track.changed.has(record)) continue;
+      const now = JSON.stringify(record);
+      if (now !== before) out.push([record, now]);
+    }
+    track.changed.clear();
+    track.read.clear();
+    return out;
   }
 
   /** Every record, oldest first. */
@@ -80,7 +109,7 @@ export class Collection<T extends Stored> {
   insert(record: T): T {
     record.seq = this.#items.length;
     this.#items.push(record);
-    this.touched?.add(record);
+    this.#track?.changed.add(record);
     this.#byId.set(record.id, record);
     for (const [name, key] of Object.entries(this.#keys)) {
       const k = key(record);
@@ -91,7 +120,7 @@ export class Collection<T extends Stored> {
 
   /** Applies `change` to a record and moves it between index keys as needed. */
   update(record: T, change: (record: T) => void): void {
-    this.touched?.add(record);
+    this.#track?.changed.add(record);
     const before: Array<string | null> = [];
     const names = Object.keys(this.#keys);
     for (const name of names) before.push((this.#keys[name] as IndexKey<T>)(record));

@@ -37,8 +37,24 @@ export const DEFAULT_LIMITS: Readonly<LimitSettings> = Object.freeze({
   user: Object.freeze({ daily: '50000.00', monthly: '200000.00' }),
 });
 
-/** Usage counters: bucket key -> BRL amount (decimal string). */
-export type Usage = Map<string, string>;
+/**
+ * Usage counters: bucket key -> BRL amount (decimal string). A stored tenant tracks the buckets
+ * set or deleted (`changed`), so that a commit writes those counters only.
+ */
+export class Usage extends Map<string, string> {
+  /** Buckets set or deleted since tracking started (`null`: not tracked). */
+  changed: Set<string> | null = null;
+
+  override set(key: string, value: string): this {
+    this.changed?.add(key);
+    return super.set(key, value);
+  }
+
+  override delete(key: string): boolean {
+    this.changed?.add(key);
+    return super.delete(key);
+  }
+}
 
 /** What a conversion holds against the limits. */
 export interface Reservation {

@@ -11,7 +11,7 @@ import type { EventType } from '../../models/index.js';
 import { Alarm } from './alarm.js';
 import { type Capability, defaultCapabilities } from './capabilities.js';
 import { Clock, type Timer } from './clock.js';
-import type { Usage } from './limits.js';
+import { Usage } from './limits.js';
 import { Random } from './random.js';
 import { type OwnSettings, type PlatformScope, type SettingsKind, type SettingsScope, type TenantSettings, resolveSettings, withChange } from './settings.js';
 import { type KeyRec, type SandboxEvent, type StateChange, type TenantState, createTenantState } from './state.js';
@@ -32,15 +32,39 @@ export interface PlatformEvents {
 }
 
 
+/**
+ * Where tenants that are not in memory come from: a stored sandbox's storage (core/persist.ts
+ * and the wiring's src/sandbox/stored.ts). Without one, every tenant is in memory.
+ */
+export interface TenantSource {
+  /** Loads a tenant into memory (`platform.tenants`); `undefined` when there is none. */
+  load(id: string): TenantState | undefined;
+  /** The API key with this secret, its tenant loaded; `undefined` when unknown. */
+  keyOf(secret: string): KeyRec | undefined;
+  /** The tenant holding the API key with this id, or `null`. */
+  keyTenant(keyId: string): string | null;
+  /** A tenant's API keys, without loading it. */
+  keys(tenantId: string): KeyRec[];
+  /** A tenant in memory was used (idle tenants leave memory). */
+  used(tenant: TenantState): void;
+  /** A tenant was created in memory. */
+  created(tenant: TenantState): void;
+  /** A real-time tenant has a timer due at `realAt` (ms since the epoch): the source wakes it. */
+  wake(tenantId: string, realAt: number): void;
+}
+
 /** The sandbox platform: state, emitter and timers. */
 export class Platform extends EventEmitter<PlatformEvents> implements World, SettingsScope {
   readonly settings: PlatformSettings;
   readonly random: Random;
   /** What every tenant starts from (the sandbox's options): validated, frozen, shared until a tenant changes its own. */
   readonly defaults: TenantSettings;
-  platformUsage: Usage = new Map();
+  platformUsage = new Usage();
+  /** The tenants in memory: every tenant, unless a {@link TenantSource} keeps the others. */
   tenants = new Map<string, TenantState>();
+  /** API keys of the tenants in memory, by secret. */
   keys = new Map<string, KeyRec>();
+  #source: TenantSource | null = null;
   cursorSecret: string;
   defaultTenantId = '';
   defaultKeyId = '';
@@ -81,6 +105,48 @@ export class Platform extends EventEmitter<PlatformEvents> implements World, Set
     tenant.settings = resolveSettings(this, own);
   }
 
+  /** Takes tenants that are not in memory from `source` (a stored sandbox); it wakes them too. */
+  attach(source: TenantSource): void {
+    this.#source = source;
+    this.#alarm.clear();
+  }
+
+  /** Whether tenants come from a {@link TenantSource}. */
+  get stored(): boolean {
+    return this.#source !== null;
+  }
+
+  /** A tenant, loaded from the source when it is not in memory; `undefined` when there is none. */
+  tenant(id: string): TenantState | undefined {
+    const tenant = this.tenants.get(id);
+    if (tenant === undefined) return this.#source?.load(id);
+    this.#source?.used(tenant);
+    return tenant;
+  }
+
+  /** A tenant's API keys, without loading it when it is not in memory. */
+  keysOf(tenantId: string): readonly KeyRec[] {
+    return this.tenants.get(tenantId)?.keys ?? this.#source?.keys(tenantId) ?? [];
+  }
+
+  /** The API key with this secret (its tenant then in memory), or `undefined`. */
+  keyOf(secret: string): KeyRec | undefined {
+    return this.keys.get(secret) ?? this.#source?.keyOf(secret);
+  }
+
+  /** The tenant holding the API key with this id, or `null`. */
+  keyTenant(keyId: string): string | null {
+    for (const t of this.tenants.values()) if (t.keys.some((k) => k.id === keyId)) return t.id;
+    return this.#source?.keyTenant(keyId) ?? null;
+  }
+
+  /** Takes a tenant out of memory (a stored one leaves when idle, or is dropped after a failed write). */
+  evict(tenant: TenantState): void {
+    if (this.tenants.get(tenant.id) !== tenant) return;
+    this.tenants.delete(tenant.id);
+    for (const key of tenant.keys) if (this.keys.get(key.secret) === key) this.keys.delete(key.secret);
+  }
+
   /** Adds timer kinds (a plugin's); a kind already known is refused. */
   addTimers(table: TimerTable): void {
     for (const kind of Object.keys(table)) {
@@ -107,9 +173,10 @@ export class Platform extends EventEmitter<PlatformEvents> implements World, Set
   /** Creates a tenant with one API key. */
   createTenant(capabilities?: readonly string[], name = 'default'): { tenant: TenantState; key: KeyRec } {
     const id = this.random.uuid();
-    const tenant = createTenantState(id, this.newClock(id), this.defaults);
+    const tenant = createTenantState(id, this.newClock(id), this.defaults, this.settings.eventLogSize);
     this.tenants.set(id, tenant);
     const key = this.issueKey(tenant, name, capabilities ?? defaultCapabilities(this.settings.environment), tenant.clock.nowMs());
+    this.#source?.created(tenant);
     return { tenant, key };
   }
 
@@ -138,10 +205,7 @@ export class Platform extends EventEmitter<PlatformEvents> implements World, Set
       created_at: iso(at),
       data: { object: object as Record<string, unknown> },
     };
-    const log = tenant.events;
-    log.push(event);
-    // Bounded log: trim in batches so that the cost stays amortized O(1).
-    if (log.length > this.settings.eventLogSize * 2) log.splice(0, log.length - this.settings.eventLogSize);
+    tenant.events.add(event);
     try {
       super.emit('event', event, tenant.id);
     } catch (error) {
@@ -165,14 +229,13 @@ export class Platform extends EventEmitter<PlatformEvents> implements World, Set
 
   /** Recorded events of a tenant, oldest first (the log keeps at least `eventLogSize`). */
   eventsOf(tenant: TenantState): SandboxEvent[] {
-    const log = tenant.events;
-    return log.slice(Math.max(0, log.length - this.settings.eventLogSize));
+    return tenant.events.recent(this.settings.eventLogSize);
   }
 
   /** Schedules a timer on a tenant's clock; a clock that follows real time is woken when it falls due. */
   schedule(tenant: TenantState, at: number, kind: string, id: string): void {
     tenant.clock.schedule({ at, kind, id });
-    if (tenant.clock.realTime && !this.#closed) this.#alarm.note(tenant.id, Date.now() + Math.max(0, at - tenant.clock.nowMs()));
+    if (tenant.clock.realTime) this.#wake(tenant.id, Date.now() + Math.max(0, at - tenant.clock.nowMs()));
   }
 
   /** When, in real time, the next timer of a tenant falls due (`null`: none waiting). */
@@ -185,8 +248,16 @@ export class Platform extends EventEmitter<PlatformEvents> implements World, Set
     const tenant = this.tenants.get(tenantId);
     if (!tenant?.clock.realTime) return;
     const at = this.#realDue(tenant);
-    if (at !== null) this.#alarm.note(tenantId, at);
+    if (at !== null) this.#wake(tenantId, at);
   }
+
+  #wake(tenantId: string, realAt: number): void {
+    if (this.#closed) return;
+    if (this.#source === null) this.#alarm.note(tenantId, realAt);
+    else this.#source.wake(tenantId, realAt);
+  }
+
+
 
   /** How many real-time tenants have a timer waiting for the alarm (diagnostics and tests). */
   get tenantsAwaitingAlarm(): number {

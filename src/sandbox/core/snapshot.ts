@@ -5,7 +5,8 @@
  * @module
  */
 import type { Platform } from './platform.js';
-import type { LimitSettings } from './limits.js';
+import { type LimitSettings, Usage } from './limits.js';
+import { MemoryEventLog } from './logs.js';
 import type { PricingSettings } from './pricing.js';
 import type { RandomState } from './random.js';
 import { type OwnSettings, ownSettingsOf } from './settings.js';
@@ -94,7 +95,7 @@ function tenantPart(platform: Platform, t: TenantState): TenantSnapshot {
     conversions: [...t.conversions.all()],
     transactions: [...t.transactions.all()],
     keys: t.keys,
-    idempotency: [...t.idempotency.values()].filter((r) => !r.running),
+    idempotency: t.idempotency.answered(),
     rateWindows: [...t.rateWindows.entries()],
     usage: [...t.usage.entries()],
     events: platform.eventsOf(t),
@@ -105,8 +106,7 @@ function tenantPart(platform: Platform, t: TenantState): TenantSnapshot {
 
 /**
  * The parts of a snapshot: every platform-level field and the tenants named (all without
- * `tenantIds`). A server's journal writes these per change; `JSON.stringify` of the result
- * is the copy (the objects are the live ones until then).
+ * `tenantIds`). `JSON.stringify` of the result is the copy (the objects are the live ones until then).
  */
 export function snapshotParts(platform: Platform, tenantIds?: Iterable<string>): SandboxSnapshot {
   const chosen: TenantState[] = [];
@@ -132,100 +132,6 @@ export function snapshotParts(platform: Platform, tenantIds?: Iterable<string>):
   };
 }
 
-/** Where a tenant's journal stands: the last event and idempotency entry written. */
-export interface TenantTracker {
-  lastEvent: SandboxEvent | null;
-  lastIdempotency: [number, string] | null;
-}
-
-/**
- * A tenant's change since the previous journal line (`delta: true`): the records touched (see
- * `Collection.touched`), the idempotency records and events added, and the small parts (clock,
- * keys, rate windows, usage, extensions, settings) whole. Compose it over the tenant's last state by id.
- */
-export type TenantChange = TenantSnapshot & { delta?: true };
-
-function startTracking(t: TenantState): TenantTracker {
-  t.users.touched = new Set();
-  t.quotes.touched = new Set();
-  t.conversions.touched = new Set();
-  t.transactions.touched = new Set();
-  // A whole tenant leaves out the records still running: the next change starts before the first.
-  const order = t.idempotencyOrder;
-  let from = order.length;
-  for (let i = order.length - 1; i >= t.idempotencyHead; i--) {
-    const [at, key] = order[i] as [number, string];
-    const rec = t.idempotency.get(key);
-    if (rec !== undefined && rec.startedAt === at && rec.running) from = i;
-  }
-  return { lastEvent: t.events.at(-1) ?? null, lastIdempotency: order[from - 1] ?? null };
-}
-
-// The items after `last` (all of them when it is gone: trimmed, or never set).
-function after<X>(list: X[], last: X | null): X[] {
-  return list.slice((last === null ? -1 : list.lastIndexOf(last)) + 1);
-}
-
-function drain<T>(touched: Set<T> | null): T[] {
-  if (touched === null) return [];
-  const out = [...touched];
-  touched.clear();
-  return out;
-}
-
-function tenantChange(t: TenantState, tracker: TenantTracker): TenantChange {
-  const idempotency: IdempotencyRec[] = [];
-  let last = tracker.lastIdempotency;
-  for (const entry of after(t.idempotencyOrder, last)) {
-    const rec = t.idempotency.get(entry[1]);
-    if (rec !== undefined && rec.startedAt === entry[0]) {
-      // Still running: its answer is not known; the next line starts from it.
-      if (rec.running) break;
-      idempotency.push(rec);
-    }
-    last = entry;
-  }
-  tracker.lastIdempotency = last;
-  const events = after(t.events, tracker.lastEvent);
-  tracker.lastEvent = t.events.at(-1) ?? tracker.lastEvent;
-  return {
-    id: t.id,
-    delta: true,
-    now: new Date(t.clock.nowMs()).toISOString(),
-    users: drain(t.users.touched),
-    quotes: drain(t.quotes.touched),
-    conversions: drain(t.conversions.touched),
-    transactions: drain(t.transactions.touched),
-    keys: t.keys,
-    idempotency,
-    rateWindows: [...t.rateWindows.entries()],
-    usage: [...t.usage.entries()],
-    events,
-    extensions: t.extensions,
-    settings: t.ownSettings ?? {},
-  };
-}
-
-/**
- * One journal line (live objects: serialize at once): the platform fields, and for each tenant
- * named its change since the previous line, or its whole state when it is not tracked yet or
- * `full` is set (a snapshot); tracking starts or restarts then.
- */
-export function journalParts(platform: Platform, trackers: WeakMap<TenantState, TenantTracker>, tenantIds: Iterable<string>, full: boolean): SandboxSnapshot {
-  const parts = snapshotParts(platform, []);
-  for (const id of tenantIds) {
-    const t = platform.tenants.get(id);
-    if (!t) continue;
-    const tracker = full ? undefined : trackers.get(t);
-    if (tracker !== undefined) parts.tenants.push(tenantChange(t, tracker));
-    else {
-      parts.tenants.push(tenantPart(platform, t));
-      trackers.set(t, startTracking(t));
-    }
-  }
-  return parts;
-}
-
 /** Takes a snapshot (a deep copy: later changes do not affect it). */
 export function takeSnapshot(platform: Platform): SandboxSnapshot {
   return JSON.parse(JSON.stringify(snapshotParts(platform))) as SandboxSnapshot;
@@ -245,36 +151,42 @@ export function loadSnapshot(platform: Platform, input: SandboxSnapshot | string
   const own = new Map(snap.tenants.map((t) => [t.id, ownSettingsOf(t.settings, t.id)]));
   platform.random.state = snap.random;
   platform.cursorSecret = snap.cursorSecret;
-  platform.platformUsage = new Map(snap.platformUsage);
+  platform.platformUsage = new Usage(snap.platformUsage);
   platform.defaultTenantId = snap.defaultTenantId;
   platform.defaultKeyId = snap.defaultKeyId;
   platform.tenants = new Map();
   platform.keys = new Map();
-  for (const t of snap.tenants) {
-    const clock = platform.newClock(t.id);
-    clock.set(Math.max(Date.parse(t.now), notBefore ?? -Infinity));
-    const tenant = createTenantState(t.id, clock, platform.defaults);
-    platform.adoptSettings(tenant, own.get(t.id) ?? null);
-    for (const u of t.users) {
-      tenant.users.insert(u);
-      tenant.cpfIndex.set(u.cpf, u.id);
-      tenant.externalIdIndex.set(u.externalId, u.id);
-    }
-    for (const q of t.quotes) tenant.quotes.insert(q);
-    for (const c of t.conversions) tenant.conversions.insert(c);
-    // Snapshots from before standalone transactions held limits: nothing held.
-    for (const x of t.transactions) tenant.transactions.insert({ ...x, reservedBrl: x.reservedBrl ?? '0', reservedAt: x.reservedAt ?? x.createdAt });
-    tenant.keys = t.keys;
-    for (const k of t.keys) platform.keys.set(k.secret, k);
-    for (const r of [...t.idempotency].sort((a, b) => a.startedAt - b.startedAt)) {
-      tenant.idempotency.set(r.key, r);
-      tenant.idempotencyOrder.push([r.startedAt, r.key]);
-    }
-    tenant.rateWindows = new Map(t.rateWindows);
-    tenant.usage = new Map(t.usage);
-    tenant.events = t.events;
-    tenant.extensions = t.extensions;
-    platform.tenants.set(t.id, tenant);
-    platform.reschedule(tenant);
+  for (const t of snap.tenants) restoreTenant(platform, t, notBefore, own.get(t.id) ?? null);
+}
+
+/**
+ * Puts one tenant of a snapshot (its own copy: the records are taken as they are) into the
+ * platform, keys and own settings included, and re-creates its timers. Its clock is set to the
+ * snapshot's time, or to `notBefore` when that is later. `own` is the tenant's settings, already
+ * checked (`ownSettingsOf`).
+ */
+export function restoreTenant(platform: Platform, t: TenantSnapshot, notBefore?: number, own: OwnSettings | null = ownSettingsOf(t.settings, t.id)): TenantState {
+  const clock = platform.newClock(t.id);
+  clock.set(Math.max(Date.parse(t.now), notBefore ?? -Infinity));
+  const tenant = createTenantState(t.id, clock, platform.defaults, platform.settings.eventLogSize);
+  platform.adoptSettings(tenant, own);
+  for (const u of t.users) {
+    tenant.users.insert(u);
+    tenant.cpfIndex.set(u.cpf, u.id);
+    tenant.externalIdIndex.set(u.externalId, u.id);
   }
+  for (const q of t.quotes) tenant.quotes.insert(q);
+  for (const c of t.conversions) tenant.conversions.insert(c);
+  // Snapshots from before standalone transactions held limits: nothing held.
+  for (const x of t.transactions) tenant.transactions.insert({ ...x, reservedBrl: x.reservedBrl ?? '0', reservedAt: x.reservedAt ?? x.createdAt });
+  tenant.keys = t.keys;
+  for (const k of t.keys) platform.keys.set(k.secret, k);
+  for (const r of [...t.idempotency].sort((a, b) => a.startedAt - b.startedAt)) tenant.idempotency.set(r.key, r);
+  tenant.rateWindows = new Map(t.rateWindows);
+  tenant.usage = new Usage(t.usage);
+  tenant.events = new MemoryEventLog(platform.settings.eventLogSize, t.events);
+  tenant.extensions = t.extensions;
+  platform.tenants.set(t.id, tenant);
+  platform.reschedule(tenant);
+  return tenant;
 }

@@ -7,7 +7,6 @@
  */
 import type {
   ConversionStatus,
-  EventEnvelope,
   FailureReason,
   KycStatus,
   PixKeyType,
@@ -17,7 +16,8 @@ import type {
 } from '../../models/index.js';
 import type { Clock } from './clock.js';
 import { Collection } from './collection.js';
-import type { Usage } from './limits.js';
+import { Usage } from './limits.js';
+import { type EventLog, type IdempotencyStore, MemoryEventLog, MemoryIdempotency } from './logs.js';
 import type { Direction } from './pricing.js';
 import type { OwnSettings, TenantSettings } from './settings.js';
 
@@ -144,19 +144,7 @@ export interface KeyRec {
   revokedAt: number | null;
 }
 
-/** An idempotency record: the first answer to a key, or the fact that it is still running. */
-export interface IdempotencyRec {
-  key: string;
-  fingerprint: string;
-  running: boolean;
-  startedAt: number;
-  status: number;
-  body: string | null;
-  headers: Record<string, string>;
-}
-
-/** A recorded event: the envelope of DESIGN.md. */
-export type SandboxEvent = EventEnvelope & { type: string };
+export type { IdempotencyRec, SandboxEvent } from './logs.js';
 
 /** The state of one tenant. */
 export interface TenantState {
@@ -169,14 +157,13 @@ export interface TenantState {
   cpfIndex: Map<string, string>;
   externalIdIndex: Map<string, string>;
   keys: KeyRec[];
-  idempotency: Map<string, IdempotencyRec>;
-  /** Idempotency keys in creation order, for expiry from the head. */
-  idempotencyOrder: Array<[at: number, key: string]>;
-  idempotencyHead: number;
+  /** Idempotency records by key (in memory, or read from storage: core/logs.ts). */
+  idempotency: IdempotencyStore;
   /** Accepted POST /v1/quotes times per API key id (sliding window). */
   rateWindows: Map<string, number[]>;
   usage: Usage;
-  events: SandboxEvent[];
+  /** The event log (in memory, or read from storage: core/logs.ts). */
+  events: EventLog;
   /** State kept by later layers (webhook endpoints and deliveries, fault plans); JSON only. */
   extensions: Record<string, unknown>;
   /** The price feed, limits and timings in force (core/settings.ts): the sandbox's defaults overlaid with `ownSettings`. */
@@ -185,8 +172,8 @@ export interface TenantState {
   ownSettings: OwnSettings | null;
 }
 
-/** Creates an empty tenant, under the sandbox's default settings. */
-export function createTenantState(id: string, clock: Clock, settings: TenantSettings): TenantState {
+/** Creates an empty tenant, under the sandbox's default settings (its event log keeps `eventLogSize` events). */
+export function createTenantState(id: string, clock: Clock, settings: TenantSettings, eventLogSize: number): TenantState {
   return {
     id,
     clock,
@@ -206,12 +193,10 @@ export function createTenantState(id: string, clock: Clock, settings: TenantSett
     cpfIndex: new Map(),
     externalIdIndex: new Map(),
     keys: [],
-    idempotency: new Map(),
-    idempotencyOrder: [],
-    idempotencyHead: 0,
+    idempotency: new MemoryIdempotency(),
     rateWindows: new Map(),
-    usage: new Map(),
-    events: [],
+    usage: new Usage(),
+    events: new MemoryEventLog(eventLogSize),
     extensions: {},
   };
 }

@@ -69,13 +69,11 @@ class RequestCall implements AppCall {
 }
 
 /**
- * Called once a mutation (POST, PATCH, PUT, DELETE) of a tenant has its answer, before the
- * answer leaves: a server's journal records the tenant there (src/server/persistence.ts). A
- * returned promise holds the answer until it settles; a rejection turns it into a 500.
+ * Called once a request of a tenant has its answer, before the answer leaves: a stored sandbox
+ * commits what changed there (src/sandbox/stored.ts). A returned promise holds the answer until
+ * it settles; an error (thrown or rejected) replaces the answer with its envelope.
  */
-export type CommitHook = (tenantId: string) => Promise<void> | undefined;
-
-const MUTATIONS = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
+export type CommitHook = (tenant: TenantState) => Promise<void> | undefined;
 
 /** Request in, answer out, over one platform. */
 export class App {
@@ -125,12 +123,16 @@ export class App {
     let answer: Answer;
     try {
       answer = await this.#from(call, 0);
-      if (this.onCommit !== undefined && call.tenant !== null && MUTATIONS.has(call.method)) {
-        const durable = this.onCommit(call.tenant.id);
-        if (durable !== undefined) await durable;
-      }
     } catch (error) {
       answer = errorAnswer(error, requestId);
+    }
+    if (this.onCommit !== undefined && call.tenant !== null) {
+      try {
+        const durable = this.onCommit(call.tenant);
+        if (durable !== undefined) await durable;
+      } catch (error) {
+        answer = errorAnswer(error, requestId);
+      }
     }
     this.requests.add({
       // What the caller sees: a replay keeps the id of the request that produced the answer.

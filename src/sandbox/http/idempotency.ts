@@ -1,7 +1,7 @@
 /**
  * The idempotency stage: a mutation with an `Idempotency-Key` runs once per key and tenant; a
  * retry with the same request replays the stored answer, a different request under the same
- * key is refused, and records expire after `idempotencyTtlMs` (a head index, compacted in batches).
+ * key is refused, and records expire after `idempotencyTtlMs` (core/logs.ts keeps them).
  * A replay is the stored answer as it was, `x-request-id` included (the first request's id, the
  * one an error body's `request_id` carries), plus `idempotent-replayed: true`.
  * @module
@@ -18,18 +18,7 @@ const IN_PROGRESS_MS = 60_000;
 
 /** Drops the records of a tenant older than the TTL (called at authentication). */
 export function expireIdempotency(platform: Platform, tenant: TenantState, at: number): void {
-  const order = tenant.idempotencyOrder;
-  const cutoff = at - platform.settings.idempotencyTtlMs;
-  while (tenant.idempotencyHead < order.length && (order[tenant.idempotencyHead] as [number, string])[0] <= cutoff) {
-    const [createdAt, key] = order[tenant.idempotencyHead] as [number, string];
-    const rec = tenant.idempotency.get(key);
-    if (rec && rec.startedAt === createdAt) tenant.idempotency.delete(key);
-    tenant.idempotencyHead++;
-  }
-  if (tenant.idempotencyHead > 1024 && tenant.idempotencyHead * 2 > order.length) {
-    order.splice(0, tenant.idempotencyHead);
-    tenant.idempotencyHead = 0;
-  }
+  tenant.idempotency.expire(at - platform.settings.idempotencyTtlMs);
 }
 
 /** The stage. */
@@ -62,7 +51,6 @@ export const idempotency: Stage = async (call, next) => {
   }
   const rec = { key, fingerprint, running: true, startedAt: call.at, status: 0, body: null as string | null, headers: {} };
   tenant.idempotency.set(key, rec);
-  tenant.idempotencyOrder.push([call.at, key]);
   let answer: Answer;
   try {
     answer = await next();

@@ -1,9 +1,10 @@
 /**
  * The shape of a plugin: what it adds to the app (routes, stages) and to the platform (timer
- * kinds), and the API the sandbox exposes for it. A plugin is built by a factory that closes
+ * and record kinds), and the API the sandbox exposes for it. A plugin is built by a factory that closes
  * over its own state: nothing points back from the platform or the app to a plugin.
  * @module
  */
+import type { RecordTable } from '../core/persist.js';
 import type { TimerTable } from '../core/timers.js';
 import type { StageInsert } from './call.js';
 import type { RouteDef } from './routes/types.js';
@@ -23,4 +24,6 @@ export interface SandboxPlugin<Api> {
    * once what was in flight has ended.
    */
   close?(reason: Error): Promise<void>;
+  /** Its record kinds: a stored sandbox writes and loads them as rows like the core ones (core/persist.ts). */
+  recordKinds?: RecordTable;
 }

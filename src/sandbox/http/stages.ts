@@ -32,9 +32,9 @@ const authenticate: Check = (call) => {
   if (env !== platform.settings.environment) {
     throw new ApiError('api_key_env_mismatch', `This is the ${platform.settings.environment} environment; the key belongs to the other one.`);
   }
-  const key = platform.keys.get(token);
+  const key = platform.keyOf(token);
   if (!key || key.revokedAt !== null) throw new ApiError('authentication_failed', 'The API key is unknown or revoked.');
-  const tenant = platform.tenants.get(key.tenantId);
+  const tenant = platform.tenant(key.tenantId);
   if (!tenant) throw new ApiError('authentication_failed', 'The API key is unknown or revoked.');
   // Timers that fell due as real time passed fire now, before the request sees the state.
   tenant.clock.runDue();

@@ -111,7 +111,7 @@ export function inspectorHandler(parts: HandlerParts, base = INSPECTOR_BASE): (r
   const { inspection, platform } = parts;
 
   const keyOf = (tenantId: string): string | null => {
-    const tenant = platform.tenants.get(tenantId);
+    const tenant = platform.tenant(tenantId);
     const key = tenant?.keys.find((k) => k.revokedAt === null && k.capabilities.includes('sandbox:control'));
     return key?.secret ?? null;
   };
@@ -204,11 +204,11 @@ export function inspectorHandler(parts: HandlerParts, base = INSPECTOR_BASE): (r
     if (request.method !== 'GET') return json(405, { code: 'method_not_allowed', message: 'The inspection API is read-only; actions are POST tenants/{id}/actions.' });
     if (first === 'tenants' && rest.length === 1) return json(200, inspection.tenants());
     if (first === 'tenants' && second !== undefined && rest.length === 2) {
-      if (!platform.tenants.has(second)) return notFound(`No tenant ${second}.`);
+      if (platform.tenant(second) === undefined) return notFound(`No tenant ${second}.`);
       return json(200, inspection.tenant(second));
     }
     if (first === 'tenants' && second !== undefined && third === 'conversions' && fourth !== undefined && rest.length === 4) {
-      if (!platform.tenants.has(second)) return notFound(`No tenant ${second}.`);
+      if (platform.tenant(second) === undefined) return notFound(`No tenant ${second}.`);
       const page = inspection.conversion(second, fourth);
       return page === null ? notFound(`No conversion ${fourth} in tenant ${second}.`) : json(200, page);
     }

@@ -35,11 +35,21 @@ function settingsView(t: TenantState): InspectedSettings {
 
 const HISTORY_MAX = 10_000;
 
+/** A tenant of a stored sandbox's listing: in memory, or its counts and clock as stored. */
+export interface ListedTenant {
+  id: string;
+  tenant: TenantState | undefined;
+  counts: Record<string, number>;
+  now: number;
+}
+
 /** What the inspection reads. */
 export interface InspectionParts {
   platform: Platform;
   requests: RequestLog;
   webhooks: WebhookRecords;
+  /** Every tenant of a stored sandbox, most of them not in memory (src/sandbox/stored.ts). */
+  listing?: () => Iterable<ListedTenant>;
 }
 
 /** Serializes one request log entry. */
@@ -87,7 +97,7 @@ export class Inspection implements Omit<SandboxInspection, 'onRequest'> {
   }
 
   #tenant(id: string): TenantState {
-    const tenant = this.#parts.platform.tenants.get(id);
+    const tenant = this.#parts.platform.tenant(id);
     if (!tenant) throw new RangeError(`No tenant ${id} in this sandbox.`);
     return tenant;
   }
@@ -114,7 +124,24 @@ export class Inspection implements Omit<SandboxInspection, 'onRequest'> {
   }
 
   tenants(): InspectedTenantSummary[] {
-    return this.#ordered().map((t) => this.#summary(t));
+    const listing = this.#parts.listing;
+    if (listing === undefined) return this.#ordered().map((t) => this.#summary(t));
+    // A stored sandbox: every tenant, from storage, without loading those that are not in memory.
+    const defaultId = this.#parts.platform.defaultTenantId;
+    const out: InspectedTenantSummary[] = [];
+    for (const row of listing()) {
+      if (row.tenant !== undefined) out.push(this.#summary(row.tenant));
+      else {
+        const c = row.counts;
+        out.push({
+          id: row.id,
+          default: row.id === defaultId,
+          counts: { users: c['user'] ?? 0, quotes: c['quote'] ?? 0, conversions: c['conversion'] ?? 0, transactions: c['transaction'] ?? 0, webhook_endpoints: c['webhook_endpoint'] ?? 0 },
+          now: iso(row.now),
+        });
+      }
+    }
+    return [...out.filter((t) => t.default), ...out.filter((t) => !t.default)];
   }
 
   tenant(id: string): InspectedTenant {
@@ -160,7 +187,7 @@ export class Inspection implements Omit<SandboxInspection, 'onRequest'> {
     const t = this.#tenant(tenantId);
     const rec = t.conversions.get(id);
     if (!rec) return null;
-    const events = t.events.filter((e) => (e.data.object as { id?: unknown }).id === id);
+    const events = this.#parts.platform.eventsOf(t).filter((e) => (e.data.object as { id?: unknown }).id === id);
     const byId = new Map(events.map((e) => [e.id, e]));
     const moves = this.#history.get(`${tenantId}|${id}`);
     let timeline: InspectedStep[];
@@ -233,14 +260,15 @@ export class Inspection implements Omit<SandboxInspection, 'onRequest'> {
         if (wire.pix_tx_id === q) out.push({ kind: 'conversion', tenant_id: t.id, id: c.id, conversion_id: c.id, field: 'pix_tx_id' });
         if (c.liquidationQuoteId === q) out.push({ kind: 'conversion', tenant_id: t.id, id: c.id, conversion_id: c.id, field: 'liquidation_quote_id' });
       }
-      const event = t.events.find((e) => e.id === q);
+      const log = this.#parts.platform.eventsOf(t);
+      const event = log.find((e) => e.id === q);
       if (event) {
         const objectId = (event.data.object as { id?: unknown }).id;
         out.push({ kind: 'event', tenant_id: t.id, id: q, conversion_id: typeof objectId === 'string' && t.conversions.get(objectId) ? objectId : null, field: 'id' });
       }
       const delivery = this.#parts.webhooks.delivery(t, q);
       if (delivery) {
-        const ev = t.events.find((e) => e.id === delivery.eventId);
+        const ev = log.find((e) => e.id === delivery.eventId);
         const objectId = (ev?.data.object as { id?: unknown } | undefined)?.id;
         out.push({ kind: 'delivery', tenant_id: t.id, id: q, conversion_id: typeof objectId === 'string' && t.conversions.get(objectId) ? objectId : null, field: 'id' });
       }

@@ -26,7 +26,7 @@ export interface ServeOptions {
   corsOrigins?: string[];
   /** `--shared-platform-limits`: one platform usage across every tenant (default: each tenant is its own platform). */
   sharedPlatformLimits?: boolean;
-  /** `--data DIR`: keep the whole state in this folder across restarts (default: memory only; src/server/persistence.ts). */
+  /** `--data DIR`: keep the whole state in this folder across restarts (default: memory only; src/server/data/store.ts). */
   data?: string | undefined;
   /** The price feed, limits and timings of `--price`, `--quote-ttl`, `--limit`... (../settings.ts). */
   settings?: SandboxSettingFlags;
@@ -54,6 +54,7 @@ function settingFlags(values: Record<string, unknown>): SandboxSettingFlags {
       quoteTtl: values['quoteTtl'] as string | undefined,
       depositWindow: values['depositWindow'] as string | undefined,
       settlementDelay: values['settlementDelay'] as string | undefined,
+      quoteRateLimit: values['quoteRateLimit'] as string | undefined,
       limit: values['limit'] as string[] | undefined,
     });
   } catch (error) {
@@ -111,7 +112,8 @@ It also stops when its parent process exits, or when its stdin is a pipe that cl
       .option(SETTING_FLAGS[3][0], SETTING_FLAGS[3][1])
       .option(SETTING_FLAGS[4][0], SETTING_FLAGS[4][1])
       .option(SETTING_FLAGS[5][0], SETTING_FLAGS[5][1])
-      .option(SETTING_FLAGS[6][0], SETTING_FLAGS[6][1], collect, []);
+      .option(SETTING_FLAGS[6][0], SETTING_FLAGS[6][1])
+      .option(SETTING_FLAGS[7][0], SETTING_FLAGS[7][1], collect, []);
   },
   parse(values) {
     const environment = (values['environment'] as string | undefined) ?? 'sandbox';

@@ -16,6 +16,8 @@ export const EXIT = {
   unreachable: 3,
   /** The server refused the API key (401) or its capabilities (403). */
   refused: 4,
+  /** An optional package the command needs is not installed (`serve --data` needs `libsql`): the message says what to install. */
+  dependency: 5,
 } as const;
 
 /** Where a runner writes: stdout carries results (text or JSON lines), stderr progress and errors. */

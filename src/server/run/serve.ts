@@ -8,6 +8,7 @@ import type { ServeOptions } from '../commands/serve.js';
 import { type ReadyLine, type RunningServer, startServer } from '../main.js';
 import { EXIT, type Io } from './io.js';
 import { processAlive } from '../process.js';
+import { MissingDependencyError } from '../data/driver.js';
 
 /** How often the parent's liveness is checked. */
 const PARENT_CHECK_MS = 500;
@@ -51,6 +52,10 @@ export async function runServe(options: ServeOptions, io: Io): Promise<number | 
   try {
     server = await startServer(options, log);
   } catch (error) {
+    if (error instanceof MissingDependencyError) {
+      log(`pix-usdt-sandbox: cannot start: ${error.message}`);
+      return EXIT.dependency;
+    }
     const e = error as NodeJS.ErrnoException;
     log(`pix-usdt-sandbox: cannot start: ${e.code === 'EADDRINUSE' ? `port ${options.port} is in use (try --port 0)` : e.message}`);
     return EXIT.failure;

@@ -3,6 +3,7 @@
  * (/v1/webhook_endpoints, /v1/webhook_deliveries), its retry timer and the test API.
  * @module
  */
+import type { RecordTable } from '../../core/persist.js';
 import type { Platform } from '../../core/platform.js';
 import type { SandboxPlugin } from '../../http/plugin.js';
 import { webhookRoutes } from './routes.js';
@@ -39,5 +40,10 @@ export function webhooksPlugin(
       return () => service.changes.delete(listener);
     },
   };
-  return { api: webhookTestApi(platform, service), routes: webhookRoutes(service), timers: service.timers, records, close: (reason) => service.close(reason) };
+  // Stored as rows of their own (a stored sandbox); in a snapshot they sit in `extensions.webhooks`.
+  const kinds: RecordTable = {
+    webhook_endpoint: { collection: (t) => (t.extensions['webhooks'] === undefined ? undefined : service.store(t).endpoints), at: { extension: 'webhooks', field: 'endpoints' } },
+    webhook_delivery: { collection: (t) => (t.extensions['webhooks'] === undefined ? undefined : service.store(t).deliveries), at: { extension: 'webhooks', field: 'deliveries' } },
+  };
+  return { api: webhookTestApi(platform, service), routes: webhookRoutes(service), timers: service.timers, recordKinds: kinds, records, close: (reason) => service.close(reason) };
 }

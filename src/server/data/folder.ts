@@ -20,6 +20,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { processAlive } from '../process.js';
 
 /** Why a data folder or a file in it cannot be used. The CLI prints the message and exits with code 1. */
 export class DataError extends Error {
@@ -304,4 +305,41 @@ export function writeAll(fd: number, data: string | Uint8Array): void {
   const buffer = typeof data === 'string' ? Buffer.from(data) : data;
   let offset = 0;
   while (offset < buffer.length) offset += fs.writeSync(fd, buffer, offset, buffer.length - offset);
+}
+
+/** The lock file: the pid of the server using the folder. */
+export const LOCK = 'lock';
+
+/**
+ * Takes the folder's lock and returns what releases it (a server killed with -9 leaves a lock
+ * whose pid is gone: taken over). Throws {@link DataError} when a live server holds it.
+ */
+export function lock(folder: DataFolder): () => void {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = folder.createExclusive(LOCK);
+      try {
+        writeAll(fd, `${process.pid}\n`);
+      } finally {
+        fs.closeSync(fd);
+      }
+      return () => folder.remove(LOCK);
+    } catch (error) {
+      if (code(error) !== 'EEXIST') {
+        throw new DataError(`Cannot write in ${folder.path}: ${describeFsError(error)}. Give --data a folder this user can write to.`);
+      }
+      // Read without following a link: a lock that is not a regular file is not a server's.
+      let pid = Number.NaN;
+      try {
+        pid = Number.parseInt(folder.readText(LOCK), 10);
+      } catch (readError) {
+        if (!(readError instanceof DataError)) throw readError;
+      }
+      if (Number.isInteger(pid) && pid !== process.pid && processAlive(pid)) {
+        throw new DataError(`${folder.path} is in use by another sandbox server (pid ${pid}). Stop it, or give --data another folder.`);
+      }
+      folder.remove(LOCK);
+    }
+  }
+  throw new DataError(`Cannot take the lock ${folder.file(LOCK)}. Remove it if no server uses ${folder.path}.`);
 }

@@ -1,0 +1,314 @@
+/**
+ * The soak of issue 28: a team's shared sandbox used for weeks, compressed into minutes. Two real
+ * servers (`dist/cli.js serve`, one process each), memory-only and `--data`, side by side: 20
+ * tenants, 16 requests in flight, each loop a full onramp lifecycle (user, KYC, quote, accept, Pix
+ * paid and settled, retrieve, an idempotent replay of the accept, a list). Windows alternate
+ * between the two servers, so that a burst of noise on this shared machine hits both; each
+ * window prints lifecycles a second, p50 / p99 / max latency of every request, RSS (peak), the
+ * folder's size and the bytes the server process wrote to disk per request (/proc/PID/io).
+ * Then the `--data` server is killed (-9) and restarted: time to the ready line, and to the first
+ * answer of a tenant (loaded on use). Last, in process on a fresh folder: the bytes an idempotent
+ * replay and a GET add to the database's write-ahead log.
+ *
+ *   npm run build && node --import tsx bench/soak.ts [--seconds 60] [--window 5] [--tenants 20] [--concurrency 16]
+ *   (npm run bench runs it with the defaults; `npm run bench -- --only soak --soak-seconds 900` for longer)
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PixUsdt } from '../src/index.js';
+import { openDataStore } from '../src/server/data/store.js';
+
+const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+const WALLET = '0x1111111111111111111111111111111111111111';
+// Volume limits far above what a soak moves (20 BRL a lifecycle), and no quote rate limit.
+const FLAGS = [
+  '--quote-rate-limit',
+  '0',
+  ...['platform.daily', 'platform.monthly', 'partner.daily', 'partner.monthly'].flatMap((l) => ['--limit', `${l}=100000000000.00`]),
+];
+
+/** Options of the soak. */
+export interface SoakOptions {
+  /** Seconds of load per server (split in windows). */
+  seconds: number;
+  /** Seconds per window. */
+  window: number;
+  tenants: number;
+  concurrency: number;
+}
+
+/** One window of one server. */
+export interface SoakWindow {
+  server: 'memory' | 'data';
+  at: number;
+  lifecycles: number;
+  perSecond: number;
+  p50: number;
+  p99: number;
+  max: number;
+  rssMb: number;
+  peakRssMb: number;
+  folderMb: number | null;
+  writtenPerRequest: number;
+  requests: number;
+  errors: number;
+}
+
+/** Everything the soak measured. */
+export interface SoakResult {
+  options: SoakOptions;
+  windows: SoakWindow[];
+  /** The `--data` server's restart after the soak, and the memory-only server's start beside it (the same process start). */
+  restart: { readyMs: number; firstAnswerMs: number; folderMb: number; memoryStartMs: number };
+  replayBytes: number;
+  getBytes: number;
+  mutationBytes: number;
+}
+
+function cpf(n: number): string {
+  const d = [...String(100_000_000 + (n % 800_000_000)).slice(0, 9)].map(Number);
+  for (const len of [9, 10]) {
+    let sum = 0;
+    for (let i = 0; i < len; i++) sum += (d[i] as number) * (len + 1 - i);
+    d.push(((sum * 10) % 11) % 10);
+  }
+  return d.join('');
+}
+
+interface Server {
+  name: 'memory' | 'data';
+  process: ChildProcess;
+  url: string;
+  keys: string[];
+  dir: string | null;
+}
+
+async function start(name: Server['name'], dir: string | null): Promise<{ server: Server; readyMs: number }> {
+  const started = performance.now();
+  const args = ['serve', '--port', '0', ...FLAGS, ...(dir === null ? [] : ['--data', dir])];
+  // Request log lines go to stderr: dropped, as a terminal would scroll them.
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const line = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk;
+      if (out.includes('\n')) resolve(out.split('\n')[0] as string);
+    });
+    child.once('exit', (code) => reject(new Error(`${name} exited (${code}) before listening`)));
+  });
+  const readyMs = performance.now() - started;
+  const ready = JSON.parse(line) as { url: string; api_key: string };
+  return { server: { name, process: child, url: ready.url, keys: [ready.api_key], dir }, readyMs };
+}
+
+function procStatus(pid: number): { rssMb: number; peakRssMb: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string): number => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+  return { rssMb: kb('VmRSS') / 1024, peakRssMb: kb('VmHWM') / 1024 };
+}
+
+function writtenBytes(pid: number): number {
+  return Number(/write_bytes: (\d+)/.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1] ?? 0);
+}
+
+function folderBytes(dir: string): number {
+  let total = 0;
+  for (const name of readdirSync(dir)) total += statSync(path.join(dir, name)).size;
+  return total;
+}
+
+/** One full onramp lifecycle; every request's latency goes to `latencies`. */
+async function lifecycle(client: PixUsdt, n: number, timed: <T>(p: () => Promise<T>) => Promise<T>): Promise<void> {
+  const user = await timed(() => client.users.create({ external_id: `soak-${n}`, name: `User ${n}`, document_type: 'cpf', document_number: cpf(n) }));
+  await timed(() => client.testHelpers.users.kyc(user.id, { status: 'approved' }));
+  const quote = await timed(() =>
+    client.quotes.create({ user_id: user.id, source_currency: 'BRL', target_currency: 'USDT', source_amount: '20.00', destination_wallet_address: WALLET, destination_wallet_network: 'polygon' }),
+  );
+  const key = `accept-${n}`;
+  const conversion = await timed(() => client.quotes.accept(quote.id, undefined, { idempotencyKey: key }));
+  await timed(() => client.testHelpers.conversions.simulateOnrampPixPaid(conversion.id, { settle: true }));
+  await timed(() => client.conversions.retrieve(conversion.id));
+  const replay = await timed(() => client.quotes.accept(quote.id, undefined, { idempotencyKey: key }));
+  if (replay.id !== conversion.id) throw new Error('the replay answered another conversion');
+  await timed(() => client.conversions.list({ limit: 10 }));
+}
+
+let counter = 0;
+
+async function window(server: Server, clients: PixUsdt[], options: SoakOptions, at: number): Promise<SoakWindow> {
+  const pid = server.process.pid as number;
+  const latencies: number[] = [];
+  let errors = 0;
+  const timed = async <T>(p: () => Promise<T>): Promise<T> => {
+    const t0 = performance.now();
+    try {
+      return await p();
+    } finally {
+      latencies.push(performance.now() - t0);
+    }
+  };
+  const written0 = writtenBytes(pid);
+  const end = performance.now() + options.window * 1000;
+  let lifecycles = 0;
+  const started = performance.now();
+  const worker = async (w: number): Promise<void> => {
+    while (performance.now() < end) {
+      const n = counter++;
+      try {
+        await lifecycle(clients[(n + w) % clients.length] as PixUsdt, n, timed);
+        lifecycles++;
+      } catch {
+        errors++;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: options.concurrency }, (_, w) => worker(w)));
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  const q = (p: number): number => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? 0;
+  const written = writtenBytes(pid) - written0;
+  const { rssMb, peakRssMb } = procStatus(pid);
+  return {
+    server: server.name,
+    at,
+    lifecycles,
+    perSecond: lifecycles / seconds,
+    p50: q(0.5),
+    p99: q(0.99),
+    max: latencies.at(-1) ?? 0,
+    rssMb,
+    peakRssMb,
+    folderMb: server.dir === null ? null : folderBytes(server.dir) / 1e6,
+    writtenPerRequest: latencies.length === 0 ? 0 : written / latencies.length,
+    requests: latencies.length,
+    errors,
+  };
+}
+
+async function addTenants(server: Server, count: number): Promise<void> {
+  const admin = new PixUsdt({ apiKey: server.keys[0] as string, baseUrl: server.url, maxRetries: 0 });
+  for (let i = 0; i < count; i++) {
+    const res = await admin.testHelpers.tenants.create({});
+    server.keys.push(res.api_key.api_key);
+  }
+}
+
+function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill(signal);
+  });
+}
+
+/** What an idempotent replay, a GET and an accept add to the database's write-ahead log, in process. */
+async function bytesPerRequest(): Promise<{ replayBytes: number; getBytes: number; mutationBytes: number }> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'pix-usdt-soak-bytes-'));
+  const store = openDataStore(dir, { quoteRateLimit: 0 });
+  try {
+    const client = new PixUsdt({ apiKey: store.sandbox.apiKey, fetch: store.sandbox.fetch, maxRetries: 0 });
+    const wal = path.join(store.dir, 'data.db-wal');
+    const size = (): number => (existsSync(wal) ? statSync(wal).size : 0);
+    const N = 20;
+    const conversions: Array<{ quoteId: string; id: string }> = [];
+    for (let i = 0; i < N; i++) {
+      const user = await client.users.create({ external_id: `b-${i}`, name: 'B', document_type: 'cpf', document_number: cpf(900_000 + i) });
+      await client.testHelpers.users.kyc(user.id, { status: 'approved' });
+      const quote = await client.quotes.create({ user_id: user.id, source_currency: 'BRL', target_currency: 'USDT', source_amount: '20.00', destination_wallet_address: WALLET, destination_wallet_network: 'polygon' });
+      conversions.push({ quoteId: quote.id, id: '' });
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+    // An accept of each: the bytes of an answered mutation of this kind.
+    let before = size();
+    for (const [i, c] of conversions.entries()) c.id = (await client.quotes.accept(c.quoteId, undefined, { idempotencyKey: `k-${i}` })).id;
+    await new Promise((resolve) => setImmediate(resolve));
+    const mutationBytes = (size() - before) / N;
+    before = size();
+    for (const [i, c] of conversions.entries()) await client.quotes.accept(c.quoteId, undefined, { idempotencyKey: `k-${i}` });
+    await new Promise((resolve) => setImmediate(resolve));
+    const replayBytes = (size() - before) / N;
+    before = size();
+    for (const c of conversions) {
+      await client.conversions.retrieve(c.id);
+      await client.conversions.list({ limit: 10 });
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+    const getBytes = (size() - before) / (2 * N);
+    return { replayBytes, getBytes, mutationBytes };
+  } finally {
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const f1 = (n: number): string => n.toFixed(1);
+
+function print(w: SoakWindow): void {
+  const folder = w.folderMb === null ? '-' : `${f1(w.folderMb)} MB`;
+  console.log(
+    `${w.server.padEnd(6)} ${String(Math.round(w.at)).padStart(5)} s  ${f1(w.perSecond).padStart(6)} lifecycles/s  p50 ${f1(w.p50)} / p99 ${f1(w.p99)} / max ${f1(w.max)} ms  RSS ${Math.round(w.rssMb)} MB (peak ${Math.round(w.peakRssMb)})  folder ${folder}  ${Math.round(w.writtenPerRequest)} B written/request${w.errors > 0 ? `  ${w.errors} errors` : ''}`,
+  );
+}
+
+function optionsFrom(argv: readonly string[]): SoakOptions {
+  const value = (name: string, fallback: number): number => {
+    const at = argv.findIndex((a) => a === `--${name}` || a === `--soak-${name}`);
+    const raw = at >= 0 ? Number(argv[at + 1]) : Number.NaN;
+    return Number.isFinite(raw) && raw > 0 ? raw : fallback;
+  };
+  return { seconds: value('seconds', 30), window: value('window', 5), tenants: value('tenants', 20), concurrency: value('concurrency', 16) };
+}
+
+/** The soak, side by side (see the module comment). */
+export async function run(options: SoakOptions = optionsFrom(process.argv)): Promise<SoakResult> {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first.`);
+  const dir = mkdtempSync(path.join(tmpdir(), 'pix-usdt-soak-'));
+  const data = path.join(dir, 'data');
+  const memoryStart = await start('memory', null);
+  const memory = memoryStart.server;
+  let stored = (await start('data', data)).server;
+  const windows: SoakWindow[] = [];
+  try {
+    await addTenants(memory, options.tenants);
+    await addTenants(stored, options.tenants);
+    const clientsOf = (s: Server): PixUsdt[] => s.keys.slice(1).map((apiKey) => new PixUsdt({ apiKey, baseUrl: s.url, maxRetries: 0, timeoutMs: 30_000 }));
+    const clients = { memory: clientsOf(memory), data: clientsOf(stored) };
+    console.log(`soak: ${options.tenants} tenants, ${options.concurrency} in flight, ${options.seconds} s a server in windows of ${options.window} s, alternating`);
+    // Warm-up (JIT, connections): not counted.
+    await window(memory, clients.memory, { ...options, window: 2 }, 0);
+    await window(stored, clients.data, { ...options, window: 2 }, 0);
+    const rounds = Math.max(2, Math.round(options.seconds / options.window));
+    for (let i = 0; i < rounds; i++) {
+      for (const s of [memory, stored]) {
+        const w = await window(s, s === memory ? clients.memory : clients.data, options, (i + 1) * options.window);
+        windows.push(w);
+        print(w);
+      }
+    }
+    // A restart after the soak: kill -9, then the time to the ready line and to a tenant's first answer.
+    await stop(stored.process, 'SIGKILL');
+    const keys = stored.keys;
+    const restarted = await start('data', data);
+    stored = { ...restarted.server, keys };
+    const t0 = performance.now();
+    const first = await fetch(`${stored.url}/v1/conversions?limit=10`, { headers: { authorization: `Bearer ${keys[1] as string}` } });
+    if (first.status !== 200) throw new Error(`the first answer after the restart was ${first.status}`);
+    await first.text();
+    const restart = { readyMs: restarted.readyMs, firstAnswerMs: performance.now() - t0, folderMb: folderBytes(data) / 1e6, memoryStartMs: memoryStart.readyMs };
+    console.log(
+      `restart after kill -9 with ${f1(restart.folderMb)} MB: ready in ${Math.round(restart.readyMs)} ms (the memory-only server started in ${Math.round(restart.memoryStartMs)} ms), a tenant's first answer ${Math.round(restart.firstAnswerMs)} ms later`,
+    );
+    const bytes = await bytesPerRequest();
+    console.log(`write-ahead log per request: accept ${Math.round(bytes.mutationBytes)} B, idempotent replay ${Math.round(bytes.replayBytes)} B, GET ${Math.round(bytes.getBytes)} B`);
+    return { options, windows, restart, ...bytes };
+  } finally {
+    await stop(memory.process);
+    await stop(stored.process);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await run();

@@ -1,0 +1,396 @@
+/**
+ * A tenant as rows of the storage port (../storage/port.ts), and back: what a stored sandbox
+ * (`serve --data`, a Durable Object) writes and loads.
+ *
+ * - Loading: a tenant's rows become a {@link TenantSnapshot} (records parsed, idempotency records
+ *   and events left in storage) restored as any snapshot is; its two logs are then the stored
+ *   ones below, which keep in memory only what is not written yet.
+ * - Capture: what changed since the last capture, as rows: the records `insert`ed, `update`d or
+ *   changed after a read by id (core/collection.ts tracks them), the usage counters set, the new
+ *   idempotency records and events, the keys, and the tenant's own row when its small parts
+ *   changed. A read, or an idempotent replay, changes none of them: it writes nothing.
+ *
+ * Record kinds are a table, like timers: core's four, and those a plugin adds (webhook endpoints
+ * and deliveries), each saying where its collection is and where its records sit in a snapshot.
+ * @module
+ */
+import type { EventRow, IdempotencyRow, RecordRow, SandboxStorage, TenantChanges, TenantRows, UsageRow } from '../storage/port.js';
+import type { Stored } from './collection.js';
+import type { EventLog, IdempotencyRec, IdempotencyStore, SandboxEvent } from './logs.js';
+import type { Platform } from './platform.js';
+import { type TenantSnapshot, restoreTenant } from './snapshot.js';
+import type { KeyRec, TenantState } from './state.js';
+import type { OwnSettings } from './settings.js';
+
+/** What a stored tenant reads of a collection (core/collection.ts). */
+export interface TrackedRecords {
+  readonly size: number;
+  readonly tracked: boolean;
+  all(): readonly Stored[];
+  startTracking(): void;
+  takeChanges(): Array<[record: Stored, json: string | null]>;
+}
+
+/** Where one kind of record lives: its collection in a tenant, and its place in a snapshot. */
+export interface RecordKind {
+  /** The tenant's collection of this kind (`undefined`: it has none yet, nothing to write). */
+  collection(tenant: TenantState): TrackedRecords | undefined;
+  /** Its records in a tenant snapshot: a top-level field, or a field of one extension. */
+  at: { field: 'users' | 'quotes' | 'conversions' | 'transactions' } | { extension: string; field: string };
+}
+
+/** Record kinds by name (the `kind` of a record row). */
+export type RecordTable = Record<string, RecordKind>;
+
+/** The platform's own records. */
+export const CORE_RECORDS: RecordTable = {
+  user: { collection: (t) => t.users, at: { field: 'users' } },
+  quote: { collection: (t) => t.quotes, at: { field: 'quotes' } },
+  conversion: { collection: (t) => t.conversions, at: { field: 'conversions' } },
+  transaction: { collection: (t) => t.transactions, at: { field: 'transactions' } },
+};
+
+/** The tenant row's JSON (`state`): the small parts, written whole when one of them changes. */
+export interface StoredTenantState {
+  /** The clock: the offset from real time, or the frozen instant (see `Clock.state`). */
+  clock: { realTime: boolean; at: number };
+  rateWindows: Array<[string, number[]]>;
+  /** The `seq` of the last event written. */
+  events: number;
+  /** Records per kind, for listings of tenants that are not in memory. */
+  counts: Record<string, number>;
+  /** Extension state other than records (those are rows of their own). */
+  extensions: Record<string, unknown>;
+  /** The price feed, limits and timings the tenant set itself (absent: none, the defaults apply). */
+  settings?: OwnSettings;
+}
+
+/** How long answered idempotency records wait between two deletions of the expired ones (tenant time). */
+const EXPIRY_EVERY_MS = 60_000;
+/** How many events may pass the log's size before the oldest are deleted. */
+const TRIM_EVERY = 1_000;
+
+/** The tenant's extensions with the records of every kind left out (a shallow copy: the live state is untouched). */
+function extensionsWithoutRecords(extensions: Record<string, unknown>, kinds: RecordTable): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...extensions };
+  for (const kind of Object.values(kinds)) {
+    const at = kind.at;
+    if (!('extension' in at)) continue;
+    const ext = out[at.extension] as Record<string, unknown> | undefined;
+    if (ext !== undefined) out[at.extension] = { ...ext, [at.field]: [] };
+  }
+  return out;
+}
+
+/** What a stored tenant's rows say, as a snapshot of it (idempotency records and events are not in it). */
+export function snapshotOfRows(rows: TenantRows, kinds: RecordTable, realNow = Date.now()): TenantSnapshot {
+  const state = JSON.parse(rows.tenant.state) as StoredTenantState;
+  const snapshot: TenantSnapshot = {
+    id: rows.tenant.id,
+    now: new Date(state.clock.realTime ? realNow + state.clock.at : state.clock.at).toISOString(),
+    users: [],
+    quotes: [],
+    conversions: [],
+    transactions: [],
+    keys: rows.keys.map((k) => JSON.parse(k.data) as KeyRec),
+    idempotency: [],
+    rateWindows: state.rateWindows,
+    usage: rows.usage.map((u) => [u.bucket, u.amount as string]),
+    events: [],
+    extensions: state.extensions,
+    ...(state.settings === undefined ? {} : { settings: state.settings }),
+  };
+  const byKind = new Map<string, Stored[]>();
+  for (const row of rows.records) {
+    let list = byKind.get(row.kind);
+    if (!list) byKind.set(row.kind, (list = []));
+    list.push(JSON.parse(row.data) as Stored);
+  }
+  for (const [name, kind] of Object.entries(kinds)) {
+    const records = byKind.get(name) ?? [];
+    const at = kind.at;
+    if ('extension' in at) {
+      const ext = snapshot.extensions[at.extension] as Record<string, unknown> | undefined;
+      if (ext !== undefined) ext[at.field] = records;
+    } else {
+      (snapshot[at.field] as Stored[]) = records;
+    }
+  }
+  return snapshot;
+}
+
+/** Idempotency records of a stored tenant: those not written yet in memory, the rest read from storage. */
+export class StoredIdempotency implements IdempotencyStore {
+  // Running records, and answered ones not written yet.
+  readonly #live = new Map<string, IdempotencyRec>();
+  readonly #taken = new Set<IdempotencyRec>();
+  #cutoff = -Infinity;
+  #expiredTo = -Infinity;
+
+  constructor(
+    private readonly storage: SandboxStorage,
+    private readonly tenantId: string,
+    /** The instant at or before which a record has expired (the tenant's time minus the window). */
+    private readonly cutoff: () => number,
+  ) {}
+
+  get(key: string): IdempotencyRec | undefined {
+    const live = this.#live.get(key);
+    if (live !== undefined) return live;
+    const row = this.storage.idempotency(this.tenantId, key, this.cutoff());
+    return row === null ? undefined : (JSON.parse(row.data) as IdempotencyRec);
+  }
+
+  set(key: string, record: IdempotencyRec): void {
+    this.#live.set(key, record);
+  }
+
+  delete(key: string): void {
+    this.#live.delete(key);
+  }
+
+  expire(cutoff: number): void {
+    if (cutoff > this.#cutoff) this.#cutoff = cutoff;
+  }
+
+  answered(): IdempotencyRec[] {
+    const out = new Map<string, IdempotencyRec>();
+    for (const row of this.storage.idempotencyAll(this.tenantId, this.cutoff())) out.set(row.key, JSON.parse(row.data) as IdempotencyRec);
+    for (const [key, rec] of this.#live) if (!rec.running) out.set(key, rec);
+    return [...out.values()].sort((a, b) => a.startedAt - b.startedAt);
+  }
+
+  get running(): boolean {
+    for (const rec of this.#live.values()) if (rec.running) return true;
+    return false;
+  }
+
+  /** Takes the answered records not taken yet (they stay readable here until {@link written}). */
+  take(): IdempotencyRow[] {
+    const rows: IdempotencyRow[] = [];
+    for (const rec of this.#live.values()) {
+      if (rec.running || this.#taken.has(rec)) continue;
+      this.#taken.add(rec);
+      rows.push({ key: rec.key, startedAt: rec.startedAt, data: JSON.stringify(rec) });
+    }
+    return rows;
+  }
+
+  /** Where expired records can be deleted from, at most once a minute of tenant time (`undefined`: not yet). */
+  takeExpiry(): number | undefined {
+    if (this.#cutoff - this.#expiredTo < EXPIRY_EVERY_MS) return undefined;
+    this.#expiredTo = this.#cutoff;
+    return this.#cutoff;
+  }
+
+  /** The records taken are written: storage holds them now. */
+  written(): void {
+    for (const rec of this.#taken) if (this.#live.get(rec.key) === rec) this.#live.delete(rec.key);
+    this.#taken.clear();
+  }
+}
+
+/** The event log of a stored tenant: events not written yet in memory, the rest read from storage. */
+export class StoredEventLog implements EventLog {
+  // Events not written yet, with their seq; `#taken` of them are taken for a write.
+  #pending: Array<[number, SandboxEvent]> = [];
+  #taken = 0;
+  #trimmedTo: number;
+
+  constructor(
+    private readonly storage: SandboxStorage,
+    private readonly tenantId: string,
+    private readonly size: number,
+    /** The seq of the last event written. */
+    public seq: number,
+  ) {
+    this.#trimmedTo = seq;
+  }
+
+  add(event: SandboxEvent): void {
+    this.#pending.push([++this.seq, event]);
+  }
+
+  recent(limit: number): SandboxEvent[] {
+    const pending = this.#pending.map(([, e]) => e);
+    if (pending.length >= limit) return pending.slice(pending.length - limit);
+    const stored = this.storage.events(this.tenantId, limit - pending.length).map((r) => JSON.parse(r.data) as SandboxEvent);
+    return stored.concat(pending);
+  }
+
+  /** Takes the events not taken yet (they stay readable here until {@link written}). */
+  take(): EventRow[] {
+    const rows = this.#pending.slice(this.#taken).map(([seq, e]) => ({ seq, data: JSON.stringify(e) }));
+    this.#taken = this.#pending.length;
+    return rows;
+  }
+
+  /** The seq at or below which old events can be deleted (the log keeps `size`), when a batch of them is due. */
+  takeTrim(): number | undefined {
+    if (this.seq - this.size - this.#trimmedTo < TRIM_EVERY) return undefined;
+    this.#trimmedTo = this.seq - this.size;
+    return this.#trimmedTo;
+  }
+
+  /** The events taken are written. */
+  written(): void {
+    this.#pending = this.#pending.slice(this.#taken);
+    this.#taken = 0;
+  }
+}
+
+/** Where a stored tenant's rows stand: what was written last of its small parts. */
+interface Written {
+  created: number;
+  state: string | null;
+  wakeAt: number | null | undefined;
+  keys: string | null;
+}
+
+/** One capture: the rows, and what to do once they are written. */
+export interface Capture {
+  changes: TenantChanges;
+  /** Call once the rows are written: the logs drop the copies they kept. */
+  written(): void;
+}
+
+/** Turns tenants into rows and back, over one storage; plugins' record kinds included. */
+export class TenantCodec {
+  readonly #written = new WeakMap<TenantState, Written>();
+
+  constructor(
+    private readonly platform: Platform,
+    private readonly storage: SandboxStorage,
+    private readonly kinds: RecordTable,
+  ) {}
+
+  /** The stored logs of a tenant (replacing those in memory, whose content becomes rows to write). */
+  #storeLogs(tenant: TenantState, eventSeq: number): void {
+    const { platform, storage } = this;
+    const memory = { idempotency: tenant.idempotency.answered(), events: tenant.events.recent(platform.settings.eventLogSize) };
+    const idempotency = new StoredIdempotency(storage, tenant.id, () => tenant.clock.nowMs() - platform.settings.idempotencyTtlMs);
+    for (const rec of memory.idempotency) idempotency.set(rec.key, rec);
+    const events = new StoredEventLog(storage, tenant.id, platform.settings.eventLogSize, eventSeq);
+    for (const e of memory.events) events.add(e);
+    tenant.idempotency = idempotency;
+    tenant.events = events;
+  }
+
+  /**
+   * Makes a tenant in memory a stored one (a new tenant, or one restored from a snapshot): its
+   * next capture writes all of it.
+   */
+  adopt(tenant: TenantState, created: number): void {
+    this.#storeLogs(tenant, 0);
+    this.#written.set(tenant, { created, state: null, wakeAt: undefined, keys: null });
+  }
+
+  /** Loads a tenant from its rows into the platform (`null`: no such tenant). */
+  load(id: string): TenantState | null {
+    const rows = this.storage.tenant(id);
+    if (rows === null) return null;
+    const snapshot = snapshotOfRows(rows, this.kinds);
+    const state = JSON.parse(rows.tenant.state) as StoredTenantState;
+    const tenant = restoreTenant(this.platform, snapshot);
+    if (tenant.clock.realTime === state.clock.realTime) tenant.clock.state = state.clock;
+    this.#storeLogs(tenant, state.events);
+    for (const kind of Object.values(this.kinds)) kind.collection(tenant)?.startTracking();
+    tenant.usage.changed = new Set();
+    this.#written.set(tenant, { created: rows.tenant.created, state: rows.tenant.state, wakeAt: rows.tenant.wakeAt, keys: JSON.stringify(tenant.keys) });
+    return tenant;
+  }
+
+  /** Whether a tenant is a stored one (adopted or loaded). */
+  knows(tenant: TenantState): boolean {
+    return this.#written.has(tenant);
+  }
+
+  /** A listing's record counts and clock, for a tenant not in memory. */
+  static summary(state: string, realNow = Date.now()): { counts: Record<string, number>; now: number } {
+    const s = JSON.parse(state) as StoredTenantState;
+    return { counts: s.counts, now: s.clock.realTime ? realNow + s.clock.at : s.clock.at };
+  }
+
+  /** What changed in a stored tenant since its last capture, as rows (`null`: nothing). */
+  capture(tenant: TenantState): Capture | null {
+    const written = this.#written.get(tenant);
+    if (written === undefined) throw new TypeError(`Tenant ${tenant.id} is not a stored one.`);
+    const changes: TenantChanges = { id: tenant.id };
+    let any = false;
+    const records: RecordRow[] = [];
+    const counts: Record<string, number> = {};
+    for (const [name, kind] of Object.entries(this.kinds)) {
+      const collection = kind.collection(tenant);
+      if (collection === undefined) continue;
+      counts[name] = collection.size;
+      if (!collection.tracked) {
+        // A collection that did not exist at the last capture (a new tenant, a first webhook endpoint): all of it is new.
+        for (const r of collection.all()) records.push({ kind: name, seq: r.seq, id: r.id, data: JSON.stringify(r) });
+        collection.startTracking();
+        continue;
+      }
+      for (const [r, json] of collection.takeChanges()) records.push({ kind: name, seq: r.seq, id: r.id, data: json ?? JSON.stringify(r) });
+    }
+    if (records.length > 0) changes.records = records;
+    const usage = tenant.usage;
+    if (usage.changed === null) {
+      usage.changed = new Set();
+      if (usage.size > 0) changes.usage = [...usage].map(([bucket, amount]) => ({ bucket, amount }));
+    } else if (usage.changed.size > 0) {
+      changes.usage = [...usage.changed].map((bucket): UsageRow => ({ bucket, amount: usage.get(bucket) ?? null }));
+      usage.changed.clear();
+    }
+    const keys = JSON.stringify(tenant.keys);
+    if (keys !== written.keys) {
+      changes.keys = tenant.keys.map((k) => ({ secret: k.secret, id: k.id, data: JSON.stringify(k) }));
+      written.keys = keys;
+    }
+    const idempotency = tenant.idempotency as StoredIdempotency;
+    const events = tenant.events as StoredEventLog;
+    const idem = idempotency.take();
+    if (idem.length > 0) changes.idempotency = idem;
+    const evs = events.take();
+    if (evs.length > 0) changes.events = evs;
+    const stateValue: StoredTenantState = {
+      clock: tenant.clock.state,
+      rateWindows: [...tenant.rateWindows],
+      events: events.seq,
+      counts,
+      extensions: extensionsWithoutRecords(tenant.extensions, this.kinds),
+      ...(tenant.ownSettings === null ? {} : { settings: tenant.ownSettings }),
+    };
+    const state = JSON.stringify(stateValue);
+    // The real instant of the earliest timer: exact (no `Date.now()`), so that it changes only with the timers.
+    const next = tenant.clock.nextDueMs();
+    const wakeAt = next === null || !stateValue.clock.realTime ? null : next - stateValue.clock.at;
+    if (state !== written.state || wakeAt !== written.wakeAt) {
+      changes.tenant = { id: tenant.id, created: written.created, state, wakeAt };
+      written.state = state;
+      written.wakeAt = wakeAt;
+    }
+    any = changes.records !== undefined || changes.usage !== undefined || changes.keys !== undefined || changes.idempotency !== undefined || changes.events !== undefined || changes.tenant !== undefined;
+    if (!any) return null;
+    // Housekeeping rides along with a write, never alone: a read or a replay still writes nothing.
+    const expiry = idempotency.takeExpiry();
+    if (expiry !== undefined) changes.idempotencyUpTo = expiry;
+    const trim = events.takeTrim();
+    if (trim !== undefined) changes.eventsUpTo = trim;
+    return {
+      changes,
+      written() {
+        idempotency.written();
+        events.written();
+      },
+    };
+  }
+
+  /** A stored tenant as a whole snapshot, read from storage (idempotency records and events included). */
+  export(rows: TenantRows): TenantSnapshot {
+    const snapshot = snapshotOfRows(rows, this.kinds);
+    const now = Date.parse(snapshot.now);
+    snapshot.idempotency = this.storage.idempotencyAll(rows.tenant.id, now - this.platform.settings.idempotencyTtlMs).map((r) => JSON.parse(r.data) as IdempotencyRec);
+    snapshot.events = this.storage.events(rows.tenant.id, this.platform.settings.eventLogSize).map((r) => JSON.parse(r.data) as SandboxEvent);
+    return snapshot;
+  }
+}
+

@@ -1,0 +1,155 @@
+/**
+ * The storage port: what a sandbox whose state outlives its process asks of its storage. Two
+ * implementations share it: the data folder of `serve --data` (SQLite on Node,
+ * src/server/data/) and the Durable Objects deployment (`ctx.storage.sql`), both through
+ * {@link SqlStorage} (./sql.ts) over a small SQL driver. The port speaks rows (strings and
+ * numbers), never users or conversions: core/persist.ts turns a tenant into rows and back.
+ *
+ * It is synchronous on purpose: SQLite on Node and a Durable Object's SQL API both are, so core
+ * can read through it in the middle of a request (an idempotent replay reads its stored answer)
+ * and every answered mutation is one transaction committed before the answer leaves.
+ * @module
+ */
+
+/** A tenant's own row: what is small and changes as a whole. */
+export interface TenantRow {
+  /** The tenant's id. */
+  id: string;
+  /** Creation order (1, 2, ...): the order of listings. */
+  created: number;
+  /** JSON of the tenant's small parts: clock, rate windows, counters, settings, record counts. */
+  state: string;
+  /** Real time (ms since the epoch) at which its earliest timer falls due; `null` when none waits for real time. */
+  wakeAt: number | null;
+}
+
+/** An API key: looked up by its secret, without loading the tenant. */
+export interface KeyRow {
+  /** The key's secret (the lookup key). */
+  secret: string;
+  /** The key's id. */
+  id: string;
+  /** JSON of the key record. */
+  data: string;
+}
+
+/** One record of a collection (a user, a quote, a webhook delivery...). */
+export interface RecordRow {
+  /** The kind of record (`user`, `quote`, `webhook_delivery`...). */
+  kind: string;
+  /** Its position in its collection, from 0: a tenant loads its records in this order. */
+  seq: number;
+  /** The record's id. */
+  id: string;
+  /** JSON of the record. */
+  data: string;
+}
+
+/** One limit-usage counter. */
+export interface UsageRow {
+  /** The bucket (`d20782`, `u<user id>m24322`...). */
+  bucket: string;
+  /** BRL used (a decimal string); `null` in a change set deletes the counter. */
+  amount: string | null;
+}
+
+/** An answered idempotency record. */
+export interface IdempotencyRow {
+  /** The Idempotency-Key. */
+  key: string;
+  /** When the first request started, on the tenant's clock (ms): records expire by it. */
+  startedAt: number;
+  /** JSON of the record (fingerprint, status, headers, body). */
+  data: string;
+}
+
+/** One event of a tenant's log. */
+export interface EventRow {
+  /** Position in the tenant's log, from 1. */
+  seq: number;
+  /** JSON of the event envelope. */
+  data: string;
+}
+
+/** Everything a tenant loads with: its row, keys, records (by kind, then `seq`) and usage. */
+export interface TenantRows {
+  tenant: TenantRow;
+  keys: KeyRow[];
+  records: RecordRow[];
+  usage: UsageRow[];
+}
+
+/** What changed in one tenant. Absent fields changed nothing. */
+export interface TenantChanges {
+  id: string;
+  /** The tenant row, written whole (insert or replace). */
+  tenant?: TenantRow;
+  /** Keys written whole (insert or replace). */
+  keys?: KeyRow[];
+  /** Records written whole (insert or replace by kind and `seq`). */
+  records?: RecordRow[];
+  usage?: UsageRow[];
+  idempotency?: IdempotencyRow[];
+  /** Deletes the idempotency records started at or before this instant (expired). */
+  idempotencyUpTo?: number;
+  events?: EventRow[];
+  /** Deletes the events whose `seq` is at or below this one (the log's retention). */
+  eventsUpTo?: number;
+}
+
+/** One transaction. */
+export interface ChangeSet {
+  /** Removes every tenant (and its rows) before writing: a restore of the whole state. */
+  replace?: boolean;
+  /** Platform values written (name, JSON). */
+  meta?: Array<[name: string, value: string]>;
+  tenants?: TenantChanges[];
+}
+
+/** A tenant in a listing: enough to show it without loading it. */
+export interface TenantListing {
+  id: string;
+  created: number;
+  state: string;
+}
+
+/** The storage port. Every method is synchronous; a failure throws (see {@link StorageError}). */
+export interface SandboxStorage {
+  /** Platform values (name -> JSON): format marks, settings, generator state, default tenant. */
+  meta(): Map<string, string>;
+  /** Loads a tenant's rows; `null` when there is no such tenant. */
+  tenant(id: string): TenantRows | null;
+  /** The tenant of an API key secret, or `null`. */
+  tenantOfKey(secret: string): string | null;
+  /** The tenant holding the API key with this id, or `null`. */
+  tenantOfKeyId(id: string): string | null;
+  /** A tenant's API keys, without loading the tenant. */
+  keys(tenantId: string): KeyRow[];
+  /** Applies a change set in one transaction: all of it, or (throwing) nothing. */
+  commit(changes: ChangeSet): void;
+  /** An idempotency record started after `after` (older ones are expired), or `null`. */
+  idempotency(tenantId: string, key: string, after: number): IdempotencyRow | null;
+  /** Every idempotency record started after `after`, oldest first. */
+  idempotencyAll(tenantId: string, after: number): IdempotencyRow[];
+  /** The last `limit` events of a tenant, oldest first. */
+  events(tenantId: string, limit: number): EventRow[];
+  /** Tenants in creation order after `created`, at most `limit`. */
+  tenants(after: number, limit: number): TenantListing[];
+  /** The earliest `wakeAt` of any tenant, or `null`. */
+  nextWake(): number | null;
+  /** Ids of tenants whose `wakeAt` is at or before `at`, earliest first, at most `limit`. */
+  due(at: number, limit: number): string[];
+}
+
+/** Why storage refused: a file of another program, a newer schema, or a write that failed. */
+export class StorageError extends Error {
+  override readonly name = 'StorageError';
+  constructor(
+    /** `foreign`: not a sandbox's database; `newer`: written by a newer pix-usdt; `write`: a write failed. */
+    readonly reason: 'foreign' | 'newer' | 'write',
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}

@@ -1,0 +1,207 @@
+/**
+ * The storage port over SQL: the one schema and the one set of statements of every SQLite-backed
+ * storage, whatever runs the SQL (libsql on Node for `serve --data`, a Durable Object's
+ * `ctx.storage.sql` on workerd). A driver only runs a statement and a transaction; nothing here
+ * uses a pragma, `BEGIN` or a feature one of them lacks.
+ *
+ * Tables (schema version {@link SCHEMA_VERSION}):
+ *
+ * | table | key | holds |
+ * |---|---|---|
+ * | `meta` | name | format mark, schema version, platform values (JSON) |
+ * | `tenants` | id (and `created`) | a tenant's small parts (JSON) and `wake_at`, the real instant of its earliest timer |
+ * | `api_keys` | secret (and id) | API keys, found by secret without loading their tenant |
+ * | `records` | tenant, kind, seq | one row per user, quote, conversion, transaction, webhook endpoint, delivery |
+ * | `usage` | tenant, bucket | one row per limit-usage counter |
+ * | `idempotency` | tenant, key (and started_at) | answered idempotency records, read on a replay |
+ * | `events` | tenant, seq | the event log |
+ * @module
+ */
+import {
+  type ChangeSet,
+  type EventRow,
+  type IdempotencyRow,
+  type KeyRow,
+  type SandboxStorage,
+  StorageError,
+  type TenantListing,
+  type TenantRows,
+} from './port.js';
+
+/** A value a statement binds or a row holds. */
+export type SqlValue = string | number | null;
+
+/** What SqlStorage needs of a SQL engine: run a statement, and run a function in one transaction. */
+export interface SqlDriver {
+  /** Runs a statement and answers its rows (objects keyed by column name). */
+  all(sql: string, params?: readonly SqlValue[]): Array<Record<string, SqlValue>>;
+  /** Runs a statement that answers no rows. */
+  run(sql: string, params?: readonly SqlValue[]): void;
+  /** Runs `fn` in one transaction: committed when it returns, rolled back when it throws. */
+  transaction(fn: () => void): void;
+}
+
+/** The format mark of a sandbox database (`meta.format`). */
+export const DATA_FORMAT = 'pix-usdt-sandbox-data';
+/** The schema this code writes and reads (`meta.schema`). */
+export const SCHEMA_VERSION = 1;
+
+/** The schema, one statement each (a Durable Object runs them one by one as well). */
+export const SCHEMA: readonly string[] = [
+  'CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID',
+  'CREATE TABLE IF NOT EXISTS tenants (id TEXT PRIMARY KEY, created INTEGER NOT NULL UNIQUE, state TEXT NOT NULL, wake_at INTEGER)',
+  'CREATE INDEX IF NOT EXISTS tenants_wake ON tenants (wake_at) WHERE wake_at IS NOT NULL',
+  'CREATE TABLE IF NOT EXISTS api_keys (secret TEXT PRIMARY KEY, tenant TEXT NOT NULL, id TEXT NOT NULL, data TEXT NOT NULL)',
+  'CREATE INDEX IF NOT EXISTS api_keys_tenant ON api_keys (tenant)',
+  'CREATE INDEX IF NOT EXISTS api_keys_id ON api_keys (id)',
+  'CREATE TABLE IF NOT EXISTS records (tenant TEXT NOT NULL, kind TEXT NOT NULL, seq INTEGER NOT NULL, id TEXT NOT NULL, data TEXT NOT NULL, UNIQUE (tenant, kind, seq))',
+  'CREATE TABLE IF NOT EXISTS usage (tenant TEXT NOT NULL, bucket TEXT NOT NULL, amount TEXT NOT NULL, PRIMARY KEY (tenant, bucket)) WITHOUT ROWID',
+  'CREATE TABLE IF NOT EXISTS idempotency (tenant TEXT NOT NULL, key TEXT NOT NULL, started_at INTEGER NOT NULL, data TEXT NOT NULL, UNIQUE (tenant, key))',
+  'CREATE INDEX IF NOT EXISTS idempotency_age ON idempotency (tenant, started_at)',
+  'CREATE TABLE IF NOT EXISTS events (tenant TEXT NOT NULL, seq INTEGER NOT NULL, data TEXT NOT NULL, UNIQUE (tenant, seq))',
+];
+
+const TABLES = ['tenants', 'api_keys', 'records', 'usage', 'idempotency', 'events'] as const;
+
+const SQL = {
+  tenant: 'SELECT id, created, state, wake_at FROM tenants WHERE id = ?',
+  keys: 'SELECT secret, id, data FROM api_keys WHERE tenant = ? ORDER BY rowid',
+  records: 'SELECT kind, seq, id, data FROM records WHERE tenant = ? ORDER BY kind, seq',
+  usage: 'SELECT bucket, amount FROM usage WHERE tenant = ?',
+  keyTenant: 'SELECT tenant FROM api_keys WHERE secret = ?',
+  keyIdTenant: 'SELECT tenant FROM api_keys WHERE id = ? LIMIT 1',
+  idempotency: 'SELECT key, started_at, data FROM idempotency WHERE tenant = ? AND key = ? AND started_at > ?',
+  idempotencyAll: 'SELECT key, started_at, data FROM idempotency WHERE tenant = ? AND started_at > ? ORDER BY started_at, rowid',
+  events: 'SELECT seq, data FROM events WHERE tenant = ? ORDER BY seq DESC LIMIT ?',
+  tenants: 'SELECT id, created, state FROM tenants WHERE created > ? ORDER BY created LIMIT ?',
+  nextWake: 'SELECT MIN(wake_at) AS at FROM tenants WHERE wake_at IS NOT NULL',
+  due: 'SELECT id FROM tenants WHERE wake_at IS NOT NULL AND wake_at <= ? ORDER BY wake_at LIMIT ?',
+  putMeta: 'INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value',
+  putTenant: 'INSERT INTO tenants (id, created, state, wake_at) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET state = excluded.state, wake_at = excluded.wake_at',
+  putKey: 'INSERT INTO api_keys (secret, tenant, id, data) VALUES (?, ?, ?, ?) ON CONFLICT (secret) DO UPDATE SET data = excluded.data',
+  putRecord: 'INSERT INTO records (tenant, kind, seq, id, data) VALUES (?, ?, ?, ?, ?) ON CONFLICT (tenant, kind, seq) DO UPDATE SET id = excluded.id, data = excluded.data',
+  putUsage: 'INSERT INTO usage (tenant, bucket, amount) VALUES (?, ?, ?) ON CONFLICT (tenant, bucket) DO UPDATE SET amount = excluded.amount',
+  dropUsage: 'DELETE FROM usage WHERE tenant = ? AND bucket = ?',
+  putIdempotency:
+    'INSERT INTO idempotency (tenant, key, started_at, data) VALUES (?, ?, ?, ?) ON CONFLICT (tenant, key) DO UPDATE SET started_at = excluded.started_at, data = excluded.data',
+  expireIdempotency: 'DELETE FROM idempotency WHERE tenant = ? AND started_at <= ?',
+  putEvent: 'INSERT INTO events (tenant, seq, data) VALUES (?, ?, ?) ON CONFLICT (tenant, seq) DO UPDATE SET data = excluded.data',
+  trimEvents: 'DELETE FROM events WHERE tenant = ? AND seq <= ?',
+} as const;
+
+const str = (v: SqlValue | undefined): string => (typeof v === 'string' ? v : String(v));
+const num = (v: SqlValue | undefined): number => (typeof v === 'number' ? v : Number(v));
+
+/**
+ * Creates the schema when the database is empty and checks the marks of one that is not.
+ * Throws {@link StorageError} (`foreign`, `newer`) without writing when the database is not ours
+ * or is newer; answers whether it was empty.
+ */
+export function prepareSchema(driver: SqlDriver): { created: boolean } {
+  const tables = driver.all("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'").map((r) => str(r['name']));
+  if (tables.length > 0) {
+    if (!tables.includes('meta')) throw new StorageError('foreign', `it holds tables (${tables.slice(0, 3).join(', ')}) but no sandbox marks`);
+    const marks = new Map(driver.all("SELECT name, value FROM meta WHERE name IN ('format', 'schema')").map((r) => [str(r['name']), str(r['value'])]));
+    if (marks.get('format') !== JSON.stringify(DATA_FORMAT)) throw new StorageError('foreign', `its format mark is not "${DATA_FORMAT}"`);
+    const schema = Number(marks.get('schema'));
+    if (!Number.isInteger(schema)) throw new StorageError('foreign', 'it has no valid schema version');
+    if (schema > SCHEMA_VERSION) throw new StorageError('newer', `it was written by a newer pix-usdt (schema version ${schema}; this one reads version ${SCHEMA_VERSION})`);
+    return { created: false };
+  }
+  driver.transaction(() => {
+    for (const statement of SCHEMA) driver.run(statement);
+    driver.run(SQL.putMeta, ['format', JSON.stringify(DATA_FORMAT)]);
+    driver.run(SQL.putMeta, ['schema', String(SCHEMA_VERSION)]);
+  });
+  return { created: true };
+}
+
+/** The storage port over a SQL driver (the schema must be prepared: {@link prepareSchema}). */
+export class SqlStorage implements SandboxStorage {
+  readonly #db: SqlDriver;
+
+  constructor(driver: SqlDriver) {
+    this.#db = driver;
+  }
+
+  meta(): Map<string, string> {
+    return new Map(this.#db.all('SELECT name, value FROM meta').map((r) => [str(r['name']), str(r['value'])]));
+  }
+
+  tenant(id: string): TenantRows | null {
+    const row = this.#db.all(SQL.tenant, [id])[0];
+    if (row === undefined) return null;
+    return {
+      tenant: { id, created: num(row['created']), state: str(row['state']), wakeAt: row['wake_at'] === null ? null : num(row['wake_at']) },
+      keys: this.keys(id),
+      records: this.#db.all(SQL.records, [id]).map((r) => ({ kind: str(r['kind']), seq: num(r['seq']), id: str(r['id']), data: str(r['data']) })),
+      usage: this.#db.all(SQL.usage, [id]).map((r) => ({ bucket: str(r['bucket']), amount: str(r['amount']) })),
+    };
+  }
+
+  tenantOfKey(secret: string): string | null {
+    const row = this.#db.all(SQL.keyTenant, [secret])[0];
+    return row === undefined ? null : str(row['tenant']);
+  }
+
+  tenantOfKeyId(id: string): string | null {
+    const row = this.#db.all(SQL.keyIdTenant, [id])[0];
+    return row === undefined ? null : str(row['tenant']);
+  }
+
+  keys(tenantId: string): KeyRow[] {
+    return this.#db.all(SQL.keys, [tenantId]).map((r) => ({ secret: str(r['secret']), id: str(r['id']), data: str(r['data']) }));
+  }
+
+  commit(changes: ChangeSet): void {
+    const db = this.#db;
+    db.transaction(() => {
+      if (changes.replace === true) for (const table of TABLES) db.run(`DELETE FROM ${table}`);
+      for (const [name, value] of changes.meta ?? []) db.run(SQL.putMeta, [name, value]);
+      for (const t of changes.tenants ?? []) {
+        const id = t.id;
+        if (t.tenant) db.run(SQL.putTenant, [id, t.tenant.created, t.tenant.state, t.tenant.wakeAt]);
+        for (const k of t.keys ?? []) db.run(SQL.putKey, [k.secret, id, k.id, k.data]);
+        for (const r of t.records ?? []) db.run(SQL.putRecord, [id, r.kind, r.seq, r.id, r.data]);
+        for (const u of t.usage ?? []) {
+          if (u.amount === null) db.run(SQL.dropUsage, [id, u.bucket]);
+          else db.run(SQL.putUsage, [id, u.bucket, u.amount]);
+        }
+        if (t.idempotencyUpTo !== undefined) db.run(SQL.expireIdempotency, [id, t.idempotencyUpTo]);
+        for (const r of t.idempotency ?? []) db.run(SQL.putIdempotency, [id, r.key, r.startedAt, r.data]);
+        if (t.eventsUpTo !== undefined) db.run(SQL.trimEvents, [id, t.eventsUpTo]);
+        for (const e of t.events ?? []) db.run(SQL.putEvent, [id, e.seq, e.data]);
+      }
+    });
+  }
+
+  idempotency(tenantId: string, key: string, after: number): IdempotencyRow | null {
+    const row = this.#db.all(SQL.idempotency, [tenantId, key, after])[0];
+    return row === undefined ? null : { key: str(row['key']), startedAt: num(row['started_at']), data: str(row['data']) };
+  }
+
+  idempotencyAll(tenantId: string, after: number): IdempotencyRow[] {
+    return this.#db.all(SQL.idempotencyAll, [tenantId, after]).map((r) => ({ key: str(r['key']), startedAt: num(r['started_at']), data: str(r['data']) }));
+  }
+
+  events(tenantId: string, limit: number): EventRow[] {
+    return this.#db
+      .all(SQL.events, [tenantId, limit])
+      .map((r) => ({ seq: num(r['seq']), data: str(r['data']) }))
+      .reverse();
+  }
+
+  tenants(after: number, limit: number): TenantListing[] {
+    return this.#db.all(SQL.tenants, [after, limit]).map((r) => ({ id: str(r['id']), created: num(r['created']), state: str(r['state']) }));
+  }
+
+  nextWake(): number | null {
+    const at = this.#db.all(SQL.nextWake)[0]?.['at'];
+    return at === null || at === undefined ? null : num(at);
+  }
+
+  due(at: number, limit: number): string[] {
+    return this.#db.all(SQL.due, [at, limit]).map((r) => str(r['id']));
+  }
+}
+
