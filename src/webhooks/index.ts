@@ -48,7 +48,7 @@ export type {
 export { createMemoryEventStore, WebhookLeaseLostError } from './receiver/store.js';
 export type { ClaimOptions, ClaimResult, EventClaim, MemoryEventStoreOptions, WebhookEventStore } from './receiver/store.js';
 export { createSqlEventStore, sqlEventStoreSchema } from './receiver/sql.js';
-export type { SqlClient, SqlDatabase, SqlEventStore, SqlEventStoreOptions, SqlQueryResult, SqlTransactionRunner } from './receiver/sql.js';
+export type { SqlClient, SqlDatabase, SqlPoolClient, SqlEventStore, SqlEventStoreOptions, SqlQueryResult, SqlTransactionRunner } from './receiver/sql.js';
 export { toNodeHandler } from './receiver/node.js';
 export type { NodeRequestLike, NodeResponseLike } from './receiver/node.js';
 export { expressWebhook, keepRawBody, toExpressHandler } from './receiver/express.js';

@@ -16,7 +16,9 @@ type Middleware = (req: ExpressRequestLike, res: NodeResponseLike, next: Next) =
 
 /** What {@link expressWebhook} uses of an Express application or router. */
 export interface ExpressAppLike {
+  /** Adds a POST route. */
   post(path: string, ...handlers: Middleware[]): unknown;
+  /** Adds middleware for a path and the paths below it. */
   use(path: string, ...handlers: Middleware[]): unknown;
 }
 

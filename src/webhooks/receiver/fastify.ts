@@ -6,26 +6,35 @@ import type { WebhookHandler } from './handler.js';
 
 /** What the plugin reads of a Fastify request. */
 export interface FastifyRequestLike {
+  /** The body as the scope's parser left it (raw bytes here). */
   body: unknown;
+  /** The headers, lowercase names. */
   headers: Readonly<Record<string, string | readonly string[] | undefined>>;
+  /** The HTTP method. */
   method: string;
 }
 
 /** What the plugin uses of a Fastify reply. */
 export interface FastifyReplyLike {
+  /** Sets the status. */
   code(status: number): FastifyReplyLike;
+  /** Sets headers. */
   headers(values: Record<string, string>): FastifyReplyLike;
+  /** Sends the body. */
   send(payload?: unknown): FastifyReplyLike;
 }
 
 /** What the plugin uses of the (encapsulated) Fastify instance it is registered in. */
 export interface FastifyInstanceLike {
+  /** Drops this scope's content-type parsers (the parent's stay for its other routes). */
   removeAllContentTypeParsers(): void;
+  /** Adds a content-type parser to this scope. */
   addContentTypeParser(
     contentType: string,
     opts: { parseAs: 'buffer'; bodyLimit?: number },
     parser: (request: never, body: Uint8Array, done: (error: Error | null, body?: unknown) => void) => void,
   ): void;
+  /** Adds a POST route. */
   post(path: string, handler: (request: FastifyRequestLike, reply: FastifyReplyLike) => Promise<unknown>): unknown;
 }
 

@@ -18,9 +18,21 @@ import { type ClaimResult, type EventClaim, type WebhookEventStore, createMemory
  * three methods.
  */
 export interface ConfirmClient {
-  conversions: { retrieve(id: string): PromiseLike<Conversion> };
-  transactions: { retrieve(id: string): PromiseLike<Transaction> };
-  users: { retrieve(id: string): PromiseLike<User> };
+  /** Conversions (`conversion.*`, `transaction.sending_pix`). */
+  conversions: {
+    /** `GET /v1/conversions/{id}`. */
+    retrieve(id: string): PromiseLike<Conversion>;
+  };
+  /** Transactions (`transaction.completed`, `transaction.failed`). */
+  transactions: {
+    /** `GET /v1/transactions/{id}`. */
+    retrieve(id: string): PromiseLike<Transaction>;
+  };
+  /** Users (`user.*`). */
+  users: {
+    /** `GET /v1/users/{id}`. */
+    retrieve(id: string): PromiseLike<User>;
+  };
 }
 
 /** The resource read back by `confirm: true`: `null` when the platform no longer has it (404). */

@@ -8,7 +8,9 @@ import { concat, type WebhookAnswer, type WebhookHandler } from './handler.js';
 
 /** What the adapters read of Node's `IncomingMessage` (Express's and Next.js's requests are ones). */
 export interface NodeRequestLike extends AsyncIterable<unknown> {
+  /** The HTTP method. */
   method?: string | undefined;
+  /** The headers, lowercase names. */
   headers: Readonly<Record<string, string | readonly string[] | undefined>>;
   /** True once the body stream has been read to its end (by a body parser, say). */
   readableEnded?: boolean;
@@ -20,8 +22,11 @@ export interface NodeRequestLike extends AsyncIterable<unknown> {
 
 /** What the adapters use of Node's `ServerResponse`. */
 export interface NodeResponseLike {
+  /** The answer's status. */
   statusCode: number;
+  /** Sets one header. */
   setHeader(name: string, value: string): unknown;
+  /** Sends the body and ends the answer. */
   end(body?: string): unknown;
 }
 

@@ -9,13 +9,17 @@ import { type EventClaim, type WebhookEventStore, WebhookLeaseLostError, claimTo
 
 /** What a query answers: rows, and the count of rows changed (pg: `rowCount`; PGlite: `affectedRows` too). */
 export interface SqlQueryResult {
+  /** The rows returned (objects keyed by column name). */
   rows: readonly unknown[];
+  /** Rows changed (pg; PGlite too). */
   rowCount?: number | null | undefined;
+  /** Rows changed (PGlite). */
   affectedRows?: number | undefined;
 }
 
 /** Something that runs one parameterized query (`$1`, `$2`...): a pg `Pool`, `Client` or `PoolClient`, a PGlite instance or transaction. */
 export interface SqlClient {
+  /** Runs one statement with `$1`, `$2`... bound to `params`. */
   query(text: string, params?: unknown[]): Promise<SqlQueryResult>;
 }
 
@@ -24,8 +28,16 @@ export interface SqlClient {
  * (`connect()` hands a client that runs `BEGIN`/`COMMIT`), or anything with either.
  */
 export interface SqlDatabase extends SqlClient {
+  /** PGlite's: runs `fn` in a transaction, committed when it resolves. */
   transaction?<T>(fn: (tx: SqlClient) => Promise<T>): Promise<T>;
-  connect?(): Promise<SqlClient & { release(error?: Error | boolean): void }>;
+  /** A pg Pool's: a dedicated connection, given back with `release`. */
+  connect?(): Promise<SqlPoolClient>;
+}
+
+/** A connection of a pool (pg's `PoolClient`). */
+export interface SqlPoolClient extends SqlClient {
+  /** Gives the connection back; with an error, the pool discards it. */
+  release(error?: Error | boolean): void;
 }
 
 /** Runs `fn` in one transaction: commit when it resolves, roll back when it rejects. */
@@ -91,7 +103,7 @@ function runnerOf(db: SqlDatabase, given: SqlTransactionRunner | undefined): Sql
   if (typeof db.connect === 'function') {
     const connect = db.connect.bind(db);
     return async (fn) => {
-      const client = await connect();
+      const client: SqlPoolClient = await connect();
       let failure: Error | undefined;
       try {
         await client.query('BEGIN');
