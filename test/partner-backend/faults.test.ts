@@ -419,7 +419,7 @@ describe('the partner backend under faults', () => {
           .filter((line) => /^(GET|POST|PATCH|DELETE) \S+ 4\d\d /.test(line));
         expect(refused).toEqual([]);
 
-        const faults = (await control('GET', '/v1/test_helpers/faults')) as { data: Array<{ match: string; hits: number }> };
+        const faults = (await control('GET', '/v1/test_helpers/faults')) as { data: Array<{ match: string; hits: number; fault: { type: string; code?: string } }> };
         const attempts = all.reduce((n, d) => n + d.attempt_count, 0);
         const figures = {
           conversions: CONVERSIONS,
@@ -432,10 +432,10 @@ describe('the partner backend under faults', () => {
           backend_answers: proxy.figures.answers,
           duplicates_dropped: proxy.figures.answers['duplicate'] ?? 0,
           concurrent_copies_refused: proxy.figures.answers['in_progress'] ?? 0,
-          events_claimed_again: receiver?.extra,
+          events_claimed_again_after_a_crash_or_failure: receiver?.extra,
           processed_out_of_order: reordered,
           stale_snapshots_ignored: stale,
-          api_faults_injected: Object.fromEntries(faults.data.map((f) => [f.match, f.hits])),
+          api_faults_injected: Object.fromEntries(faults.data.map((f) => [`${f.match} ${f.fault.type === 'error' ? f.fault.code : f.fault.type}`, f.hits])),
           repairs: { mid_run: (reconcileMidRun as { repairs: number } | null)?.repairs, final: reconciled.repairs },
           ledger_entries: ledger.length,
           backend_counters_since_restart: counters,
