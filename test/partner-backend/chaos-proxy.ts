@@ -58,6 +58,9 @@ interface Delivery {
   body: Buffer;
 }
 
+/** Replays stay well inside the 300 s signature tolerance, however slow the machine. */
+const REPLAY_WITHIN_MS = 60_000;
+
 export class ChaosProxy {
   readonly figures: ProxyFigures = {
     arrivals: 0,
@@ -70,7 +73,7 @@ export class ChaosProxy {
   target = '';
   #server: Server = createServer((req, res) => void this.#onRequest(req, res));
   readonly #arrivals = new Map<string, number>();
-  readonly #acknowledged: Delivery[] = [];
+  readonly #acknowledged: Array<Delivery & { at: number }> = [];
   #inFlight = 0;
   readonly #replays = new Set<Promise<void>>();
 
@@ -156,9 +159,10 @@ export class ChaosProxy {
   /** One acknowledged delivery in eight is kept; one arrival in ten replays a kept one, later. */
   #maybeReplayLate(delivery: Delivery, eventId: string, arrival: number): void {
     const r = unit(`replay:${eventId}:${arrival}`);
-    if (r < 0.125) this.#acknowledged.push(delivery);
+    if (r < 0.125) this.#acknowledged.push({ ...delivery, at: Date.now() });
+    while ((this.#acknowledged[0]?.at ?? Infinity) < Date.now() - REPLAY_WITHIN_MS) this.#acknowledged.shift();
     if (r > 0.9 && this.#acknowledged.length > 0) {
-      const late = this.#acknowledged.splice(Math.floor(r * 1000) % this.#acknowledged.length, 1)[0] as Delivery;
+      const late = this.#acknowledged.splice(Math.floor(r * 1000) % this.#acknowledged.length, 1)[0] as Delivery & { at: number };
       this.figures.lateReplays += 1;
       const replay = this.#forward(late).then(() => undefined);
       this.#replays.add(replay);

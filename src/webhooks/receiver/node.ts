@@ -91,11 +91,16 @@ export function send(res: NodeResponseLike, result: WebhookAnswer): void {
 export function toNodeHandler(handler: WebhookHandler): (req: NodeRequestLike, res: NodeResponseLike) => Promise<void> {
   return async (req, res) => {
     let result: WebhookAnswer;
-    if (req.method !== undefined && req.method.toUpperCase() !== 'POST') {
-      result = await handler.handle({ body: '', headers: req.headers, method: req.method });
-    } else {
-      const raw = await readRawBody(req, handler.maxBodyBytes);
-      result = raw.ok ? await handler.handle({ body: raw.body, headers: req.headers }) : await answerWithout(handler, req, raw);
+    try {
+      if (req.method !== undefined && req.method.toUpperCase() !== 'POST') {
+        result = await handler.handle({ body: '', headers: req.headers, method: req.method });
+      } else {
+        const raw = await readRawBody(req, handler.maxBodyBytes);
+        result = raw.ok ? await handler.handle({ body: raw.body, headers: req.headers }) : await answerWithout(handler, req, raw);
+      }
+    } catch {
+      // The request stream failed (the sender went away mid-body): nothing was processed.
+      result = { status: 400, headers: { 'content-type': 'application/json' }, body: '{"error":"incomplete_request"}', outcome: 'invalid' };
     }
     send(res, result);
   };
