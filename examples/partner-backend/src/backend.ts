@@ -126,7 +126,6 @@ export async function createBackend(database: Database, config: BackendConfig, l
       now(),
     ]);
     if (++handled === config.crashAfterEvents) process.kill(process.pid, 'SIGKILL');
-    if (event.type === 'conversion.standby') kick();
   }
 
   const webhookHandler = createWebhookHandler({
@@ -138,6 +137,8 @@ export async function createBackend(database: Database, config: BackendConfig, l
     onEvent,
     onAnswer: (answer: WebhookAnswer) => {
       counters.answers[answer.outcome] = (counters.answers[answer.outcome] ?? 0) + 1;
+      // Committed: the standby decision it queued is visible to the worker now.
+      if (answer.outcome === 'processed' && answer.eventType === 'conversion.standby') void kick();
     },
     onError: (error: unknown, answer: WebhookAnswer) => log(`webhook ${answer.eventType ?? '?'} ${answer.eventId ?? '?'}: ${answer.outcome}: ${String((error as Error)?.message ?? error)}`),
   });

@@ -36,8 +36,11 @@ export async function start(options: StartOptions): Promise<{ url: string; datab
   const backend = await createBackend(database, { apiKey: options.apiKey, baseUrl: options.baseUrl, webhookSecrets: options.webhookSecrets, confirm: options.confirm !== false, leaseMs: (options.leaseSeconds ?? 30) * 1000, ...(options.crashAfterEvents === undefined ? {} : { crashAfterEvents: options.crashAfterEvents }) }, log);
   const app = buildApp(backend);
   const url = await app.listen({ port: options.port ?? 3000, host: options.host ?? '127.0.0.1' });
-  // Standby decisions left pending by a previous run (a crash between the event and the call).
+  // Standby decisions left pending by a previous run (a crash between the event and the call),
+  // and, every few seconds, any whose call failed for a reason that may pass.
   void backend.kick();
+  const worker = setInterval(() => void backend.kick(), 5000);
+  worker.unref();
   const every = options.reconcileEverySeconds ?? 60;
   const timer =
     every > 0
@@ -53,6 +56,7 @@ export async function start(options: StartOptions): Promise<{ url: string; datab
     url,
     database: database.kind,
     stop: async () => {
+      clearInterval(worker);
       if (timer) clearInterval(timer);
       await app.close();
       await backend.idle();
