@@ -1,33 +1,18 @@
-// A webhook receiver on Node's `http` module: read the raw body, verify the signature, dedupe on
-// the event id, answer 2xx fast. The sandbox delivers to it over real HTTP here.
-// (Express: `app.post(path, express.raw({ type: 'application/json' }), handler)` and pass `req.body`.)
+// A webhook receiver on Node's `http` module with the receiver kit: it reads the raw body,
+// verifies the signature, processes each event once (a duplicate is acknowledged without running
+// the handler; a handler that throws answers 500, and the platform's retry runs it again) and
+// answers fast. The sandbox delivers to it over real HTTP here.
+// (Express: `expressWebhook(app, path, handler)`; Fastify: `app.register(fastifyWebhook, { path, handler })`.)
 // Run: npx tsx examples/webhook-receiver.ts
-import { createServer } from 'node:http';
+import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PixUsdt } from 'pix-usdt';
 import { createSandbox } from 'pix-usdt/sandbox';
-import { DuplicateEventError, WebhookVerificationError, constructEvent } from 'pix-usdt/webhooks';
+import { type WebhookAnswer, createWebhookHandler, toNodeHandler } from 'pix-usdt/webhooks';
 
-const seen = new Set<string>(); // use your database in production
-let secret = '';
-
-const server = createServer((req, res) => {
-  const chunks: Buffer[] = [];
-  req.on('data', (chunk: Buffer) => chunks.push(chunk));
-  req.on('end', async () => {
-    try {
-      // The raw bytes, exactly as received: a parsed and re-serialized body would not verify.
-      const event = await constructEvent(Buffer.concat(chunks), req.headers, secret, { seen });
-      console.log(`received ${event.type} ${event.id}: verified`);
-      res.writeHead(204).end();
-    } catch (error) {
-      if (error instanceof DuplicateEventError) return void res.writeHead(200).end(); // already handled
-      const reason = error instanceof WebhookVerificationError ? error.reason : 'error';
-      console.log(`refused a delivery: ${reason}`);
-      res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: reason }));
-    }
-  });
-});
+// Set once the endpoint exists (its secret is known then).
+let receive: (req: IncomingMessage, res: ServerResponse) => Promise<void> = async (_req, res) => void res.writeHead(503).end();
+const server = createServer((req, res) => void receive(req, res));
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 const local = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`;
 
@@ -40,7 +25,20 @@ const sandbox = createSandbox({
 });
 const client = new PixUsdt({ apiKey: sandbox.apiKey, fetch: sandbox.fetch });
 const endpoint = await client.webhookEndpoints.create({ url: 'https://partner.example/webhooks', event_types: ['user.kyc_pending', 'user.kyc_approved'] });
-secret = endpoint.secret;
+
+let duplicates = 0;
+receive = toNodeHandler(
+  createWebhookHandler({
+    secret: endpoint.secret,
+    // The in-memory store suits one process. With a database, createSqlEventStore({ db }) commits
+    // the "processed" mark in the same transaction as the handler's writes (docs/integration.md).
+    onEvent: (event) => console.log(`received ${event.type} ${event.id}: verified`),
+    onAnswer: (answer: WebhookAnswer) => {
+      if (answer.outcome === 'invalid') console.log(`refused a delivery: ${answer.reason}`);
+      if (answer.outcome === 'duplicate') duplicates += 1;
+    },
+  }),
+);
 
 const user = await client.users.create({ external_id: 'receiver-example', name: 'Rita Lima', document_type: 'cpf', document_number: '111.444.777-35' });
 await client.testHelpers.users.kyc(user.id, { status: 'approved' });
@@ -49,6 +47,14 @@ await sandbox.webhooks.flush();
 // A forged delivery is refused.
 const forged = await fetch(local, { method: 'POST', headers: { 'content-type': 'application/json', 'X-Service-Signature': 't=1,v1=00' }, body: '{}' });
 console.log(`forged delivery answered ${forged.status}`);
+
+// The same event again (a redelivery): acknowledged, not processed twice.
+const first = (await client.webhookEndpoints.listDeliveries(endpoint.id)).data[0];
+if (first) {
+  await client.webhookDeliveries.redeliver(first.id);
+  await sandbox.webhooks.flush();
+  console.log(`redelivered ${first.event_type}: ${duplicates === 1 ? 'acknowledged as a duplicate, not processed again' : 'processed again!'}`);
+}
 
 const deliveries = await client.webhookEndpoints.listDeliveries(endpoint.id);
 console.log(`deliveries: ${deliveries.data.map((d) => `${d.event_type}=${d.status}`).join(', ')}`);

@@ -30,6 +30,11 @@ export interface ConstructEventOptions extends VerifyOptions {
   /**
    * Drops repeats: when `seen.has(event.id)`, `constructEvent` rejects with a
    * `DuplicateEventError` (answer 2xx to it); otherwise it calls `seen.add(event.id)`.
+   *
+   * @deprecated The id is claimed before your handler runs, so a handler that fails (and answers
+   * 5xx) loses the event: the platform's retry is dropped as a duplicate. Use
+   * `createWebhookHandler`, which claims with a lease, releases on failure and marks the event
+   * processed with your side effect (docs/webhooks.md, "The trap of a seen set").
    */
   seen?: SeenEventStore;
 }

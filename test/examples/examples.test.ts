@@ -52,6 +52,9 @@ describe('examples', () => {
     expect(out).toMatch(/received user\.kyc_pending [0-9a-f-]{36}: verified/);
     expect(out).toMatch(/received user\.kyc_approved [0-9a-f-]{36}: verified/);
     expect(out).toContain('forged delivery answered 400');
+    // The redelivery is acknowledged without running the handler again (the receiver kit).
+    expect(out).toMatch(/redelivered user\.kyc_\w+: acknowledged as a duplicate, not processed again/);
+    expect(out.match(/received user\.kyc_approved/g)).toHaveLength(1);
     expect(out).toMatch(/deliveries: (user\.kyc_\w+=succeeded(, )?){2}$/m);
   });
 
@@ -73,4 +76,26 @@ describe('examples', () => {
     expect(stdout).toMatch(/"code":"validation_error".*"request_id":"req_/);
     expect(stdout).toMatch(/"code":"invalid_api_key_format"/);
   });
+});
+
+// The reference partner backend (examples/partner-backend): the one command of its README starts
+// a sandbox server, `listen` and the backend on a new PGlite folder, and its demo runs an onramp
+// (Pix QR, payment, completion by webhook) and an under-funded offramp liquidated by the standby rule.
+describe('the partner backend, started with one command', () => {
+  it('npm run example:partner-backend -- --demo', async () => {
+    const script = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts['example:partner-backend'];
+    expect(script).toBe('node --import tsx examples/partner-backend/src/dev.ts');
+    const data = mkdtempSync(join(tmpdir(), 'pix-usdt-partner-demo-'));
+    try {
+      const args = [...(script as string).split(' ').slice(1), '--demo', '--data', data, '--port', '0'];
+      const { stdout } = await run(process.execPath, args, { cwd: root, timeout: 170_000 });
+      expect(stdout).toMatch(/^partner backend: http:\/\/127\.0\.0\.1:\d+ \(database pglite:/m);
+      expect(stdout).toMatch(/onramp [0-9a-f-]{36}: awaiting_deposit; Pix QR at .* \(image\/svg\+xml, \d+ bytes\)/);
+      expect(stdout).toMatch(/onramp [0-9a-f-]{36}: completed by the webhook \(webhook\), \d+\.\d+ USDT/);
+      expect(stdout).toMatch(/offramp [0-9a-f-]{36}: standby \(under_funded\), liquidated by the standby rule/);
+      expect(stdout).toMatch(/ledger: 1 entries/);
+    } finally {
+      rmSync(data, { recursive: true, force: true });
+    }
+  }, 180_000);
 });

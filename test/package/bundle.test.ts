@@ -41,7 +41,8 @@ const cases = [
     dist: 'dist/webhooks.js',
     src: 'src/webhooks/index.ts',
     budget: 3 * 1024,
-    app: "export * from './dist/webhooks.js';",
+    // A receiver that imports only constructEvent (the receiver kit tree-shakes away; see below).
+    app: "import { constructEvent, isWebhookVerificationError } from './dist/webhooks.js'; globalThis.app = [constructEvent, isWebhookVerificationError];",
     // Receivers get our webhook modules alone: no models by value (zod), nothing else.
     onlySources: /^src\/webhooks\//,
   },
@@ -71,6 +72,37 @@ describe.each(cases)('browser bundle of $name', ({ dist, src, budget, app, onlyS
     const leaks = inputs.filter((p) => /src\/(sandbox|server)\/|node_modules\/(msw|big\.js|preact|htm)\//.test(p));
     expect(leaks).toEqual([]);
     if (onlySources !== undefined) expect(inputs.filter((p) => !onlySources.test(p))).toEqual([]);
+  });
+});
+
+// The receiver kit (createWebhookHandler, its stores and adapters, the order helper) lives in
+// pix-usdt/webhooks too: a partner who imports only constructEvent must not ship it.
+describe('the receiver kit in pix-usdt/webhooks', () => {
+  // Strings only the kit carries: the SQL store's table and the handler's answer.
+  const KIT_MARKERS = ['pix_usdt_webhook_events', 'in_progress'];
+  const only = (names: string[]): { contents: string } => ({ contents: `import { ${names.join(', ')} } from './dist/webhooks.js'; globalThis.app = [${names.join(', ')}];` });
+
+  it('tree-shakes away for constructEvent-only importers', async () => {
+    const { text } = await browserBundle(only(['constructEvent', 'isWebhookVerificationError']));
+    for (const marker of KIT_MARKERS) expect(text.includes(marker), `contains ${marker}`).toBe(false);
+  });
+
+  it('is in the whole entry (so its absence above means something), within 8 kB gzipped, from src/webhooks alone', async () => {
+    const { text, gzip } = await browserBundle({ contents: "export * from './dist/webhooks.js';" });
+    for (const marker of KIT_MARKERS) expect(text.includes(marker), `lacks ${marker}`).toBe(true);
+    expect(gzip).toBeLessThanOrEqual(8 * 1024);
+  });
+
+  it('createWebhookHandler alone stays within 5 kB gzipped, without the SQL store or the adapters', async () => {
+    const { text, gzip } = await browserBundle(only(['createWebhookHandler']));
+    expect(gzip).toBeLessThanOrEqual(5 * 1024);
+    expect(text.includes('pix_usdt_webhook_events')).toBe(false);
+    expect(text.includes('expressWebhook')).toBe(false);
+  });
+
+  it('the order helper alone is under a kilobyte', async () => {
+    const { gzip } = await browserBundle(only(['shouldApplySnapshot', 'isNewerState']));
+    expect(gzip).toBeLessThanOrEqual(1024);
   });
 });
 
