@@ -10,6 +10,7 @@ import {
   FailAliasBody,
   FailConversionBody,
   ForceKycBody,
+  ListEventsParams,
   SimulateDepositBody,
   SetLimitsBody,
   SetPriceBody,
@@ -25,7 +26,8 @@ import { type DepositOptions, applyConversion, expireConversion, getConversion, 
 import { getTransaction, payTransaction } from '../../core/transactions.js';
 import { applyKyc, liveUser } from '../../core/users.js';
 import type { FailureReason } from '../../../models/index.js';
-import type { ConversionRec } from '../../core/state.js';
+import type { ConversionRec, SandboxEvent, TenantState } from '../../core/state.js';
+import { decodeIdCursor, encodeCursor, filterFingerprint } from '../cursor.js';
 import { IdParams } from './shared.js';
 import { type RouteContext, type RouteDef, created, define, ok } from './types.js';
 
@@ -153,6 +155,16 @@ export const TEST_HELPER_ROUTES: RouteDef[] = [
       return ok({ now: now.toISOString() });
     },
   }),
+  define({
+    // The tenant's recorded events, as `sandbox.events()` in process: what pix-usdt/testing's
+    // scenarios read to answer the events they caused, against any deployment that has it.
+    method: 'GET',
+    path: `${BASE}/events`,
+    capability: 'sandbox:control',
+    sandboxOnly: true,
+    query: ListEventsParams,
+    handler: ({ world, tenant, query }) => ok(eventsPage(world, tenant, query)),
+  }),
   // Sandbox-wide controls (decisions.md, "The sandbox as a service"): the price feed, limits and timings.
   define({ ...control, method: 'GET', path: `${BASE}/price`, handler: ({ world }) => ok(priceOut(world)) }),
   define({
@@ -209,6 +221,31 @@ export const TEST_HELPER_ROUTES: RouteDef[] = [
     },
   }),
 ];
+
+/** A page of the tenant's event log, newest first; the cursor names the last event returned. */
+function eventsPage(world: Platform, tenant: TenantState, query: ListEventsParams): { data: SandboxEvent[]; next_cursor: string | null } {
+  const fingerprint = filterFingerprint('events', { type: query.type, object_id: query.object_id });
+  const log = world.eventsOf(tenant);
+  let end = log.length;
+  if (query.cursor !== undefined) {
+    const after = decodeIdCursor(world.cursorSecret, query.cursor, fingerprint);
+    end = log.findLastIndex((e) => e.id === after);
+    // Trimmed off the log's head since (more than eventLogSize events later): expired.
+    if (end < 0) throw new ApiError('invalid_cursor', 'The cursor has expired: its event left the log (eventLogSize).');
+  }
+  const limit = query.limit ?? 50;
+  const data: SandboxEvent[] = [];
+  let i = end - 1;
+  for (; i >= 0 && data.length < limit; i--) {
+    const event = log[i] as SandboxEvent;
+    if (query.type !== undefined && event.type !== query.type) continue;
+    if (query.object_id !== undefined && event.data.object['id'] !== query.object_id) continue;
+    data.push(event);
+  }
+  const more = data.length === limit && log.slice(0, i + 1).some((e) => (query.type === undefined || e.type === query.type) && (query.object_id === undefined || e.data.object['id'] === query.object_id));
+  const last = data[data.length - 1];
+  return { data, next_cursor: more && last !== undefined ? encodeCursor(world.cursorSecret, last.id, fingerprint) : null };
+}
 
 function priceOut(world: Platform): Record<string, unknown> {
   const p = world.pricing;
