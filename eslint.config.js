@@ -53,6 +53,28 @@ export default tseslint.config(
     },
   },
   {
+    // pix-usdt/testing runs in any test runner and runtime: no Node built-ins, no server, no msw;
+    // the sandbox through its public entry only, and only in createTestSandbox (sandbox.ts).
+    files: ['src/testing/sandbox.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/server/**', 'node:*', 'msw', 'msw/*', '../sandbox/*', '!../sandbox/index.js'], message: 'pix-usdt/testing uses the sandbox through pix-usdt/sandbox only: no internals, server, msw or Node built-ins.' }] },
+      ],
+    },
+  },
+  {
+    // The scenario builders, scenario files and matchers drive any deployment through the public client.
+    files: ['src/testing/**'],
+    ignores: ['src/testing/sandbox.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/sandbox/**', '**/sandbox', '**/server/**', 'node:*', 'msw', 'msw/*'], message: 'Scenarios, scenario files and matchers drive a deployment through the public client only: no sandbox, server, msw or Node built-ins.' }] },
+      ],
+    },
+  },
+  {
     // pix-usdt/parity runs against any deployment: the client and webhooks entries only,
     // never the sandbox (it must prove the sandbox, not share its code) nor Node built-ins.
     files: ['src/parity/**'],

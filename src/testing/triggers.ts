@@ -135,7 +135,7 @@ export function resolveTrigger(name: TriggerName, options: TriggerOptions): Trig
  * const { conversion, events } = await runTrigger(client, 'conversion.standby', { reason: 'wrong_address' });
  * ```
  */
-export function runTrigger(client: PixUsdt, name: TriggerName, options: TriggerOptions = {}): Promise<TriggerOutcome> {
+export async function runTrigger(client: PixUsdt, name: TriggerName, options: TriggerOptions = {}): Promise<TriggerOutcome> {
   const resolved = resolveTrigger(name, options);
   return (TRIGGERS[name] as TriggerScenario).run(client, resolved);
 }
