@@ -15,7 +15,7 @@
  * ```
  * @module
  */
-export { createTestSandbox, type TestSandbox, type TestSandboxOptions } from './sandbox.js';
+export { createTestSandbox, type DisposableSandbox, type TestSandbox, type TestSandboxOptions } from './sandbox.js';
 export {
   approvedUser,
   createConversion,

@@ -16,13 +16,22 @@ export interface TestSandboxOptions extends SandboxOptions {
   now?: Date | string | number;
 }
 
+/**
+ * `[Symbol.asyncDispose]` and `[Symbol.dispose]` where the TypeScript lib knows them (ES2025's
+ * `esnext.disposable`, or @types/node), so that `await using` type-checks there and a project on
+ * an older lib still compiles these declarations.
+ */
+export type DisposableSandbox = (SymbolConstructor extends { readonly asyncDispose: infer A extends symbol } ? { [K in A]: () => Promise<void> } : unknown) &
+  (SymbolConstructor extends { readonly dispose: infer D extends symbol } ? { [K in D]: () => void } : unknown);
+
 /** A sandbox for one test: the sandbox itself, and a client of its default tenant. */
-export type TestSandbox = Sandbox & {
-  /** A client of the default tenant, built from `sandbox.clientOptions()`. */
-  readonly client: PixUsdt;
-  /** Stops the sandbox's timers and deliveries; resolves once attempts in flight have ended. */
-  close(): Promise<void>;
-};
+export type TestSandbox = Sandbox &
+  DisposableSandbox & {
+    /** A client of the default tenant, built from `sandbox.clientOptions()`. */
+    readonly client: PixUsdt;
+    /** Stops the sandbox's timers and deliveries; resolves once attempts in flight have ended. */
+    close(): Promise<void>;
+  };
 
 /**
  * A sandbox with a frozen clock and a client bound to it, for one test. Close it after the test
@@ -37,7 +46,7 @@ export type TestSandbox = Sandbox & {
 export function createTestSandbox(options: TestSandboxOptions = {}): TestSandbox {
   const sandbox = createSandbox({ ...options, now: options.now ?? Date.now() });
   const client = new PixUsdt(sandbox.clientOptions());
-  return closeable(Object.assign(sandbox, { client }));
+  return closeable(Object.assign(sandbox, { client })) as TestSandbox;
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { CONVERSION_STATUSES, FAILURE_REASONS, PixUsdt, STANDBY_REASONS, type ConversionStatus } from '../../src/index.js';
-import { OFFRAMP_ONLY_STANDBY_REASONS, ScenarioError, approvedUser, createConversion, createTestSandbox, createUser, runTrigger, TRIGGERS, type Direction } from '../../src/testing/index.js';
+import { OFFRAMP_ONLY_STANDBY_REASONS, ScenarioError, approvedUser, createConversion, createTestSandbox, createUser, runTrigger, TRIGGERS, type Direction, type ScenarioStep } from '../../src/testing/index.js';
 
 const NOW = '2026-03-01T12:00:00Z';
 
@@ -30,7 +30,7 @@ describe('createConversion', () => {
   it.each(cases)('%s to %s %s: there, and answers every event it caused', async (direction, status, reason) => {
     await using sandbox = createTestSandbox({ now: NOW, seed: 7 });
     const steps: string[] = [];
-    const result = await createConversion(sandbox.client, { status, reason, direction, onStep: (s) => steps.push(s.detail) } as never);
+    const result = await createConversion(sandbox.client, { status, reason, direction, onStep: (s: ScenarioStep) => steps.push(s.detail) } as never);
     const fresh = await sandbox.client.conversions.retrieve(result.conversion.id);
     expect(fresh.status).toBe(status);
     if (status === 'standby') expect(fresh.standby_reason).toBe(reason);
