@@ -148,16 +148,18 @@ export const matchers = {
     const events = eventsOf(received);
     if (typeof events === 'string') return { pass: false, message: () => events };
     const found = events.find((e) => e.type === type && (options.objectId === undefined || e.data?.object?.['id'] === options.objectId));
-    const what = `an event ${type}${options.objectId === undefined ? '' : ` for ${options.objectId}`}`;
+    const what = `event ${type}${options.objectId === undefined ? '' : ` for ${options.objectId}`}`;
     const other = options.objectId === undefined ? [] : events.filter((e) => e.type === type);
     const hint = other.length > 0 ? ` (${type} was emitted for ${other.map((e) => String(e.data?.object?.['id'])).join(', ')})` : '';
-    return result(this, found !== undefined, `expected no ${what}, but ${found?.id ?? ''} is one (created ${found?.created_at ?? ''})`, `expected ${what}; got ${listEvents(events)}${hint}`);
+    return result(this, found !== undefined, `expected no ${what}, but ${found?.id ?? ''} is one (created ${found?.created_at ?? ''})`, `expected an ${what}; got ${listEvents(events)}${hint}`);
   },
 
   toBeApiError(this: MatcherContext, received: unknown, code: string): MatcherResult {
     if (isApiError(received)) {
       const request = received.requestId === null ? '' : `, request ${received.requestId}`;
-      const is = `${received.name} ${received.status} ${received.code}: ${received.message}${request}`;
+      // The client's messages already open with the code.
+      const text = received.message.startsWith(`${received.code}: `) ? received.message : `${received.code}: ${received.message}`;
+      const is = `${received.name} ${received.status} ${text}${request}`;
       return result(this, received.code === code, `expected an error other than the API error ${code}, got it (${is})`, `expected the API error ${code}, got ${is}`);
     }
     const kind = isPixUsdtError(received) ? `${received.name} (not an answer of the API): ${received.message}` : received instanceof Error ? describe(received) : `no error: ${describe(received)}`;
