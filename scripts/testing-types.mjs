@@ -3,6 +3,7 @@
 // `npm run build` after tsup (whose declaration build refuses an augmentation of a module it
 // cannot resolve, as Jest's `expect` is for a partner who uses vitest).
 import { readFileSync, writeFileSync } from 'node:fs';
+import { URL } from 'node:url';
 
 const source = readFileSync(new URL('../src/testing/matchers-types.d.ts', import.meta.url), 'utf8');
 const body = source.slice(source.indexOf('\n', source.indexOf("from './matchers.js'")) + 1).replace(/^\s*\/\/ eslint-disable-next-line.*\n/gm, '');

@@ -103,6 +103,7 @@ export const RESPONSES: Readonly<Record<string, SuccessResponse>> = {
   'DELETE /v1/test_helpers/faults/:id': { ...ok('testHelpers.faults.delete', 'DeletedFaultPlan', 'Remove one fault plan'), noClientMethod: true },
   'GET /v1/test_helpers/clock': ok('testHelpers.clock.retrieve', 'ClockState', "The caller's tenant clock"),
   'POST /v1/test_helpers/clock/advance': ok('testHelpers.clock.advance', 'ClockState', "Advance the caller's tenant clock; timers due in that span fire, in order"),
+  'GET /v1/test_helpers/events': page('testHelpers.events.list', 'EventEnvelope', "List the caller's tenant's recorded events, newest first (the envelopes its webhook endpoints receive)"),
   // Sandbox-wide controls (docs/sandbox.md); in process: sandbox.setPrice, setLimits and the createSandbox options.
   'GET /v1/test_helpers/price': { ...ok('testHelpers.price.retrieve', 'PriceFeed', 'The price feed of the sandbox'), noClientMethod: true },
   'POST /v1/test_helpers/price': { ...ok('testHelpers.price.update', 'PriceFeed', 'Move the price feed (rate, spread, fee) or take it down'), noClientMethod: true },

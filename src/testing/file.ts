@@ -6,6 +6,7 @@
  */
 import * as z from 'zod/mini';
 import { isApiError, isPixUsdtError, type PixUsdt } from '../index.js';
+import { parseRequest } from '../models/issues.js';
 import {
   type ScenarioFile,
   type ScenarioFileStep,
@@ -92,10 +93,6 @@ function label(index: number, step: unknown): string {
   return `step ${index}${id}`;
 }
 
-function pathOf(path: readonly PropertyKey[]): string {
-  return path.map(String).join('.') || '(the step)';
-}
-
 /**
  * Validates a scenario file (text or parsed JSON) against the format, each step against its
  * kind's schema, and every reference against the earlier steps' ids; throws
@@ -125,9 +122,10 @@ export function parseScenarioFile(input: string | unknown, source = 'scenario fi
         return;
       }
       const kind = kinds[0] as StepKind;
-      const parsed = z.safeParse(STEP_KINDS[kind] as z.ZodMiniType, step);
-      if (!parsed.success) {
-        for (const issue of parsed.error.issues) issues.push({ step: index, path: pathOf(issue.path), message: issue.message });
+      // Worded as the API words a bad request body (what was expected, what was received).
+      const parsed = parseRequest(STEP_KINDS[kind] as z.ZodMiniType, step);
+      if (!parsed.ok) {
+        for (const issue of parsed.issues) issues.push({ step: index, path: issue.path, message: issue.message });
         return;
       }
       for (const ref of references(step)) {
@@ -142,13 +140,13 @@ export function parseScenarioFile(input: string | unknown, source = 'scenario fi
         seen.add(id);
       }
     });
-    const rest = z.safeParse(ScenarioFileSchema, { ...(data as object), steps: [] });
-    for (const issue of rest.success ? [] : rest.error.issues) {
-      if (issue.path[0] !== 'steps') issues.push({ step: null, path: pathOf(issue.path), message: issue.message });
+    const rest = parseRequest(ScenarioFileSchema as z.ZodMiniType, { ...(data as object), steps: [] });
+    for (const issue of rest.ok ? [] : rest.issues) {
+      if (!issue.path.startsWith('steps')) issues.push({ step: null, path: issue.path, message: issue.message });
     }
   }
   if (issues.length > 0) {
-    const lines = issues.map((issue) => `  ${issue.step === null ? 'file' : label(issue.step, (data as { steps: unknown[] }).steps[issue.step - 1])}: ${issue.path === '' || issue.path === '(the step)' ? '' : `${issue.path}: `}${issue.message}`);
+    const lines = issues.map((issue) => `  ${issue.step === null ? 'file' : label(issue.step, (data as { steps: unknown[] }).steps[issue.step - 1])}: ${issue.path === '' ? '' : `${issue.path}: `}${issue.message}`);
     throw new ScenarioFileError(`${source} is not a valid scenario file (docs/scenario-file.schema.json):\n${lines.join('\n')}`, issues);
   }
   return data as ScenarioFile;
@@ -377,8 +375,9 @@ export async function runScenarioFile(file: string | unknown, options: RunScenar
     const kind = kindOf(step)[0] as StepKind;
     const id = typeof step['id'] === 'string' ? step['id'] : null;
     const where = label(i + 1, step);
-    const outcome: ScenarioFileStepResult = { index: i + 1, id, kind, summary: summaryOf(kind, raw), ok: true };
     const expectError = step['expect_error'] as string | undefined;
+    const summary = `${summaryOf(kind, raw)}${expectError === undefined ? '' : ` (expect_error ${expectError})`}`;
+    const outcome: ScenarioFileStepResult = { index: i + 1, id, kind, summary, ok: true };
     try {
       const answer = await execute(options.client, kind, step, answers, where);
       if (expectError !== undefined) throw new StepFailure(`expected the error ${expectError}, but the call succeeded`);

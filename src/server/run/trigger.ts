@@ -73,7 +73,7 @@ async function runFile(options: Extract<RunOptions, { file: string }>, io: Io): 
       throwOnFailure: false,
       onStep(step) {
         if (options.json) return;
-        const id = step.answer !== null && typeof step.answer === 'object' && 'id' in step.answer ? String(step.answer.id) : '';
+        const id = idOf(step.answer);
         io.stdout(`step ${String(step.index).padEnd(3)}${(step.id ?? '').padEnd(14)}${step.summary.padEnd(48)}${step.ok ? 'ok' : 'FAILED'}${id === '' ? '' : `  ${id}`}`);
       },
     });
@@ -89,4 +89,12 @@ async function runFile(options: Extract<RunOptions, { file: string }>, io: Io): 
     }
     return fail(io, options, error, `trigger --file ${options.file}`);
   }
+}
+
+/** The id a step's answer shows: its own, or its conversion's or user's (a scenario step). */
+function idOf(answer: unknown): string {
+  if (answer === null || typeof answer !== 'object') return '';
+  const a = answer as { id?: unknown; conversion?: { id?: unknown }; user?: { id?: unknown } };
+  const id = a.id ?? a.conversion?.id ?? a.user?.id;
+  return typeof id === 'string' ? id : '';
 }
