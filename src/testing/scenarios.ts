@@ -144,23 +144,26 @@ const STANDBY_SECONDS = 7 * 86_400;
 class Run {
   readonly steps: ScenarioStep[] = [];
   readonly ids = new Set<string>();
-  #mark: Promise<string | null | undefined> | undefined;
+  /** The newest event before the run (`null`: none yet; `undefined`: not read, or no events route). */
+  #mark: string | null | undefined;
+  #listed = false;
 
   constructor(
     readonly client: PixUsdt,
     readonly options: ScenarioOptions,
   ) {}
 
-  /** Notes the newest event before anything happens (`undefined`: no events route). */
-  start(): void {
+  /** Notes the newest event before anything happens: awaited, so that no event of ours comes first. */
+  async start(): Promise<void> {
     if (this.options.events === false) return;
-    this.#mark = this.client.testHelpers.events.list({ limit: 1 }).then(
-      (page) => page.data[0]?.id ?? null,
-      (error: unknown) => {
-        if (isApiError(error) && error.status === 404) return undefined;
-        throw error;
-      },
-    );
+    try {
+      const page = await this.client.testHelpers.events.list({ limit: 1 });
+      this.#mark = page.data[0]?.id ?? null;
+      this.#listed = true;
+    } catch (error) {
+      // A deployment without the route (the platform's own sandbox, an older server).
+      if (!(isApiError(error) && error.status === 404)) throw error;
+    }
   }
 
   note(step: ScenarioStep): void {
@@ -177,9 +180,8 @@ class Run {
 
   /** The events recorded since `start` whose object is one of this run's, oldest first. */
   async events(): Promise<EventEnvelope[] | null> {
-    if (this.#mark === undefined) return null;
-    const mark = await this.#mark;
-    if (mark === undefined) return null;
+    if (!this.#listed) return null;
+    const mark = this.#mark;
     const newest: EventEnvelope[] = [];
     outer: for await (const event of this.client.testHelpers.events.list({ limit: 100 })) {
       if (event.id === mark) break outer;
@@ -240,7 +242,7 @@ async function userIn(run: Run, options: UserScenarioOptions): Promise<User> {
  */
 export async function createUser(client: PixUsdt, options: UserScenarioOptions = {}): Promise<UserScenario> {
   const run = new Run(client, options);
-  run.start();
+  await run.start();
   const user = await userIn(run, options);
   return { user, ...(await run.record()) };
 }
@@ -405,7 +407,7 @@ export async function createConversion(client: PixUsdt, options: ConversionScena
   const goal = { status: options.status, reason: options.reason } as ConversionGoal;
   const direction = directionFor(goal, options.direction);
   const run = new Run(client, options);
-  run.start();
+  await run.start();
   const opened = await open(run, direction, options.amount, options.userId);
   const conversion = await bring(run, goal, opened.conversion);
   const reason = conversion.status === 'standby' ? conversion.standby_reason : conversion.status === 'failed' ? conversion.failure_reason : undefined;
