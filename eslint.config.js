@@ -32,6 +32,17 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // The Jest examples: CommonJS, as partners' suites are, with Jest's globals.
+    files: ['examples/jest/**/*.cjs'],
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: Object.fromEntries(
+        ['require', 'module', '__dirname', 'describe', 'test', 'it', 'expect', 'beforeAll', 'beforeEach', 'afterAll', 'afterEach', 'jest'].map((name) => [name, 'readonly']),
+      ),
+    },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
   // The layers of the sandbox (docs/architecture.md): models <- core <- http <- plugins <- wiring.
   // A folder imports only folders to its left, `import type` included (this rule sees both).
   ...sandboxLayer(['src/sandbox/**'], [], 'The sandbox stays fetch-shaped: no Node built-ins, no server, no client.'),

@@ -20,6 +20,7 @@ export {
   approvedUser,
   createConversion,
   createUser,
+  quoteRequest,
   OFFRAMP_ONLY_STANDBY_REASONS,
   SCENARIO_WALLET_ADDRESS,
   ScenarioError,

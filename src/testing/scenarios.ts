@@ -13,6 +13,7 @@ import {
   isApiError,
   type Conversion,
   type ConversionStatus,
+  type CreateQuoteBody,
   type EventEnvelope,
   type FailureReason,
   type PixUsdt,
@@ -268,29 +269,43 @@ async function open(run: Run, direction: Direction, amount: string | undefined, 
     run.ids.add(user.id);
     if (user.kyc_status !== 'approved') user = await forceKyc(run, user, 'approved');
   }
-  const quote =
-    direction === 'onramp'
-      ? await run.client.quotes.create({
-          user_id: user.id,
-          source_currency: 'BRL',
-          target_currency: 'USDT',
-          source_amount: amount ?? '100.00',
-          destination_wallet_address: SCENARIO_WALLET_ADDRESS,
-          destination_wallet_network: 'polygon',
-        })
-      : await run.client.quotes.create({
-          user_id: user.id,
-          source_currency: 'USDT',
-          target_currency: 'BRL',
-          source_amount: amount ?? '20.00',
-          // Any CPF with valid check digits resolves in a sandbox (a synthetic holder).
-          pix_key: generateCpf(),
-          pix_key_type: 'cpf',
-          deposit_network: 'polygon',
-        });
+  const quote = await run.client.quotes.create(quoteRequest(user.id, { direction, ...(amount === undefined ? {} : { amount }) }));
   run.note({ object: 'quote', id: quote.id, detail: `${quote.source_amount} ${quote.source_currency} -> ${quote.target_amount} ${quote.target_currency}` });
   const conversion = run.noteConversion(await run.client.quotes.accept(quote.id));
   return { user, quote, conversion };
+}
+
+/**
+ * The body of a quote for `userId`, written out: onramp (default) pays `amount` BRL (default
+ * `100.00`) by Pix for USDT delivered to {@link SCENARIO_WALLET_ADDRESS}; offramp sells `amount`
+ * USDT (default `20.00`) for BRL paid to a CPF Pix key, which resolves in a sandbox.
+ *
+ * @example
+ * ```ts
+ * const quote = await client.quotes.create(quoteRequest(user.id, { direction: 'offramp', amount: '10.00' }));
+ * ```
+ */
+export function quoteRequest(userId: string, options: { direction?: Direction; amount?: string } = {}): CreateQuoteBody {
+  if (options.direction === 'offramp') {
+    return {
+      user_id: userId,
+      source_currency: 'USDT',
+      target_currency: 'BRL',
+      source_amount: options.amount ?? '20.00',
+      // Any CPF with valid check digits resolves in a sandbox (a synthetic holder).
+      pix_key: generateCpf(),
+      pix_key_type: 'cpf',
+      deposit_network: 'polygon',
+    };
+  }
+  return {
+    user_id: userId,
+    source_currency: 'BRL',
+    target_currency: 'USDT',
+    source_amount: options.amount ?? '100.00',
+    destination_wallet_address: SCENARIO_WALLET_ADDRESS,
+    destination_wallet_network: 'polygon',
+  };
 }
 
 /** The Pix payment (onramp) or the USDT deposit (offramp) arrives. */
