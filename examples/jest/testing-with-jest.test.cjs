@@ -3,7 +3,7 @@
 // Run: npx jest --config examples/jest/jest.config.cjs
 const { approvedUser, createConversion, createTestSandbox, matchers, quoteRequest } = require('pix-usdt/testing');
 
-expect.extend(matchers); // in a real suite: once, in a setupFilesAfterEach file
+expect.extend(matchers); // in a real suite: once, in a setupFilesAfterEnv file
 
 let sandbox;
 beforeEach(() => {
