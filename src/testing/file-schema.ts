@@ -5,7 +5,7 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { CONVERSION_STATUSES, EVENT_TYPES } from '../index.js';
+import { EVENT_TYPES } from '../index.js';
 
 /** An id a later step references its answer by: `${id.field}`. */
 const StepId = z.string().check(
@@ -50,39 +50,36 @@ export const CALLS = [
 export const SCENARIO_KINDS = ['user', 'conversion'] as const;
 export const RESOURCES = ['user', 'quote', 'conversion', 'transaction'] as const;
 
+/** A step that calls the API: its kind's own fields, an optional `id` and `expect_error`. */
+function apiStep<T extends Record<string, z.core.SomeType>>(shape: T) {
+  return z.strictObject({ id: z.optional(StepId), ...shape, expect_error: z.optional(ExpectError) });
+}
+
 /** `create`: a user, a quote, a conversion (accepts `params.quote_id`), a transaction or a webhook endpoint. */
-export const CreateStep = z.strictObject({
-  id: z.optional(StepId),
+export const CreateStep = apiStep({
   create: z.enum(CREATE_KINDS).check(z.describe('What to create. "conversion" accepts the quote named by params.quote_id.')),
   params: z.optional(Params),
-  expect_error: z.optional(ExpectError),
 });
 
 /** `scenario`: a builder of pix-usdt/testing (an approved user; a conversion in any state). */
-export const ScenarioStepSchema = z.strictObject({
-  id: z.optional(StepId),
+export const ScenarioStepSchema = apiStep({
   scenario: z.enum(SCENARIO_KINDS).check(
     z.describe('A scenario builder: "user" (params.kyc, default approved) or "conversion" (params.status, reason, direction, amount, user_id). Its answer holds user, quote and conversion.'),
   ),
   params: z.optional(Params),
-  expect_error: z.optional(ExpectError),
 });
 
 /** `helper`: a sandbox test helper on `target`. */
-export const HelperStep = z.strictObject({
-  id: z.optional(StepId),
+export const HelperStep = apiStep({
   helper: z.enum(HELPERS).check(z.describe('A test helper of /v1/test_helpers (client.testHelpers.*), named resource.method in snake_case.')),
   target: Target,
   params: z.optional(Params),
-  expect_error: z.optional(ExpectError),
 });
 
 /** `call`: a partner call on `target` (retrieve, cancel, liquidate, a wallet). */
-export const CallStep = z.strictObject({
-  id: z.optional(StepId),
+export const CallStep = apiStep({
   call: z.enum(CALLS).check(z.describe('A partner call on target: resource.method.')),
   target: Target,
-  expect_error: z.optional(ExpectError),
 });
 
 /** `advance`: the tenant's clock moves on; timers due in the span fire in order. */
@@ -163,6 +160,3 @@ export type ScenarioFile = z.infer<typeof ScenarioFileSchema>;
 export function scenarioFileJsonSchema(): Record<string, unknown> {
   return { ...z.toJSONSchema(ScenarioFileSchema), $id: 'https://github.com/pix-usdt/pix-usdt/blob/main/docs/scenario-file.schema.json' };
 }
-
-/** Conversion statuses an expect step may name (for messages). */
-export const KNOWN_STATUSES: readonly string[] = CONVERSION_STATUSES;

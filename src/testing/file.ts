@@ -7,6 +7,9 @@
 import * as z from 'zod/mini';
 import { isApiError, isPixUsdtError, type PixUsdt } from '../index.js';
 import { parseRequest } from '../models/issues.js';
+import type {
+  CALLS,
+  HELPERS} from './file-schema.js';
 import {
   type ScenarioFile,
   type ScenarioFileStep,
@@ -248,6 +251,33 @@ function secondsOf(d: Record<string, number | undefined>): number {
 
 type Body = Record<string, unknown>;
 
+type Helper = (typeof HELPERS)[number];
+type Call = (typeof CALLS)[number];
+
+/** The client method behind each helper name of the format (`resource.method`, snake_case). */
+const HELPER_CALLS: Record<Helper, (client: PixUsdt, id: string, body: Body) => Promise<unknown>> = {
+  'users.kyc': (c, id, body) => c.testHelpers.users.kyc(id, body as never),
+  'conversions.simulate_onramp_pix_paid': (c, id, body) => c.testHelpers.conversions.simulateOnrampPixPaid(id, body),
+  'conversions.simulate_offramp_deposit': (c, id, body) => c.testHelpers.conversions.simulateOfframpDeposit(id, body),
+  'conversions.deposit': (c, id, body) => c.testHelpers.conversions.deposit(id, body as never),
+  'conversions.expire': (c, id, body) => c.testHelpers.conversions.expire(id, body),
+  'conversions.fail': (c, id, body) => c.testHelpers.conversions.fail(id, body as never),
+  'conversions.fail_pix': (c, id, body) => c.testHelpers.conversions.failPix(id, body),
+  'conversions.fail_crypto': (c, id, body) => c.testHelpers.conversions.failCrypto(id, body),
+  'transactions.pay': (c, id, body) => c.testHelpers.transactions.pay(id, body),
+};
+
+/** The client method behind each call name of the format. */
+const PARTNER_CALLS: Record<Call, (client: PixUsdt, id: string) => Promise<unknown>> = {
+  'users.retrieve': (c, id) => c.users.retrieve(id),
+  'users.wallet': (c, id) => c.users.wallet(id),
+  'quotes.retrieve': (c, id) => c.quotes.retrieve(id),
+  'conversions.retrieve': (c, id) => c.conversions.retrieve(id),
+  'conversions.cancel': (c, id) => c.conversions.cancel(id),
+  'conversions.liquidate': (c, id) => c.conversions.liquidate(id),
+  'transactions.retrieve': (c, id) => c.transactions.retrieve(id),
+};
+
 /** Runs one step; answers its answer (undefined for expect). */
 async function execute(client: PixUsdt, kind: StepKind, step: Body, answers: Map<string, unknown>, where: string): Promise<unknown> {
   const params = resolve(step['params'] ?? {}, answers, where) as Body;
@@ -283,48 +313,10 @@ async function execute(client: PixUsdt, kind: StepKind, step: Body, answers: Map
       const { user, quote, conversion } = await createConversion(client, options as unknown as ConversionScenarioOptions);
       return { user, quote, conversion };
     }
-    case 'helper': {
-      switch (step['helper']) {
-        case 'users.kyc':
-          return h.users.kyc(target, params as never);
-        case 'conversions.simulate_onramp_pix_paid':
-          return h.conversions.simulateOnrampPixPaid(target, params as never);
-        case 'conversions.simulate_offramp_deposit':
-          return h.conversions.simulateOfframpDeposit(target, params as never);
-        case 'conversions.deposit':
-          return h.conversions.deposit(target, params as never);
-        case 'conversions.expire':
-          return h.conversions.expire(target, params as never);
-        case 'conversions.fail':
-          return h.conversions.fail(target, params as never);
-        case 'conversions.fail_pix':
-          return h.conversions.failPix(target, params as never);
-        case 'conversions.fail_crypto':
-          return h.conversions.failCrypto(target, params as never);
-        case 'transactions.pay':
-          return h.transactions.pay(target, params as never);
-      }
-      break;
-    }
-    case 'call': {
-      switch (step['call']) {
-        case 'users.retrieve':
-          return client.users.retrieve(target);
-        case 'users.wallet':
-          return client.users.wallet(target);
-        case 'quotes.retrieve':
-          return client.quotes.retrieve(target);
-        case 'conversions.retrieve':
-          return client.conversions.retrieve(target);
-        case 'conversions.cancel':
-          return client.conversions.cancel(target);
-        case 'conversions.liquidate':
-          return client.conversions.liquidate(target);
-        case 'transactions.retrieve':
-          return client.transactions.retrieve(target);
-      }
-      break;
-    }
+    case 'helper':
+      return HELPER_CALLS[step['helper'] as Helper](client, target, params);
+    case 'call':
+      return PARTNER_CALLS[step['call'] as Call](client, target);
     case 'advance': {
       const seconds = secondsOf(step['advance'] as Record<string, number>);
       if (seconds > 31_536_000) throw new StepFailure(`advance ${seconds} s is more than 365 days`);
