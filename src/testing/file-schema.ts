@@ -5,7 +5,7 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { EVENT_TYPES } from '../index.js';
+import { EVENT_TYPES } from '../models/index.js';
 
 /** An id a later step references its answer by: `${id.field}`. */
 const StepId = z.string().check(

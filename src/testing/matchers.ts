@@ -5,7 +5,8 @@
  * build appends it to dist/testing.d.ts: scripts/testing-types.mjs).
  * @module
  */
-import { isApiError, isPixUsdtError, type EventEnvelope } from '../index.js';
+import { isApiError, isPixUsdtError } from '../index.js';
+import type { EventEnvelope } from '../models/index.js';
 import { constructEvent, isWebhookVerificationError, type ConstructEventOptions, type WebhookSecret } from '../webhooks/index.js';
 
 /** What vitest and Jest hand a matcher as `this` (the part these matchers read). */

@@ -7,21 +7,20 @@
  * @module
  */
 import Big from 'big.js';
+import { isApiError, type PixUsdt } from '../index.js';
 import {
   FAIL_REASONS,
   STANDBY_REASONS,
-  isApiError,
   type Conversion,
   type ConversionStatus,
   type CreateQuoteBody,
   type EventEnvelope,
   type FailureReason,
-  type PixUsdt,
   type Quote,
   type SimulatePaymentBody,
   type StandbyReason,
   type User,
-} from '../index.js';
+} from '../models/index.js';
 import { uuidv4 } from '../internal/uuid.js';
 import { generateCpf } from '../pix/testing.js';
 

@@ -4,7 +4,8 @@
  * reads it for its help and flags and calls {@link runTrigger}; code calls it the same way.
  * @module
  */
-import { FAIL_REASONS, STANDBY_REASONS, type Conversion, type PixUsdt, type StandbyReason, type FailReason, type User } from '../index.js';
+import type { PixUsdt } from '../index.js';
+import { FAIL_REASONS, STANDBY_REASONS, type Conversion, type FailReason, type StandbyReason, type User } from '../models/index.js';
 import {
   type ConversionGoal,
   type ConversionScenarioOptions,

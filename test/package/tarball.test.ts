@@ -12,8 +12,10 @@ const paths = packed.files.map((f) => f.path);
 
 // Unpacked bytes. 3.6 MB with source maps; about 1.15 MB without. Headroom for growth, not for
 // the maps to come back (they alone were 2.5 MB).
-const UNPACKED_BUDGET = 2_000_000;
-const TARBALL_BUDGET = 500_000;
+// pix-usdt/testing (its builds, declarations and the CLI's share) added about 40 kB packed and
+// 170 kB unpacked to a package at 494 kB and 1.77 MB (docs/decisions.md, "Packaging").
+const UNPACKED_BUDGET = 2_200_000;
+const TARBALL_BUDGET = 560_000;
 
 describe('the packed tarball', () => {
   it('holds every file package.json points at (exports, main, module, types, bin)', () => {
