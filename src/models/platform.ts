@@ -183,7 +183,8 @@ export const EventEnvelope = /* @__PURE__ */ lazy(() =>
     id: z.string(),
     type: z.string(),
     created_at: Timestamp,
-    data: z.looseObject({ object: z.record(z.string(), z.unknown()) }),
+    // A loose object rather than z.record: the same values, without record's code in a browser app's client.
+    data: z.looseObject({ object: z.looseObject({}) }),
   }));
 /** The envelope of a webhook event. */
 export type EventEnvelope = z.infer<typeof EventEnvelope>;
