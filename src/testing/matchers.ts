@@ -17,12 +17,23 @@ export interface MatcherContext {
 
 /** What a matcher answers. */
 export interface MatcherResult {
+  /** Whether the assertion holds (before `.not`). */
   pass: boolean;
+  /** What a failing assertion prints: what was expected and what was there. */
   message: () => string;
 }
 
 /** Anything with a recorded event log: an array of events, a scenario's answer, or a sandbox. */
-export type EventSource = readonly EventEnvelope[] | { events: readonly EventEnvelope[] | null } | { events(): readonly EventEnvelope[] };
+export type EventSource =
+  | readonly EventEnvelope[]
+  | {
+      /** A scenario's answer: the events it caused (`null` where the deployment lists none). */
+      events: readonly EventEnvelope[] | null;
+    }
+  | {
+      /** A sandbox: its default tenant's recorded events. */
+      events(): readonly EventEnvelope[];
+    };
 
 /** A webhook request to verify: a web `Request`, or its raw body and headers (a sandbox's `WebhookRequest`, a `DeliveredEvent`). */
 export type WebhookRequestLike = Request | { body: string | Uint8Array; headers: Headers | Record<string, string | string[] | undefined> };
@@ -132,6 +143,7 @@ function maskSecret(secret: WebhookSecret): string {
 
 /** The matchers, for `expect.extend(matchers)` in vitest or Jest. */
 export const matchers = {
+  /** {@link PixUsdtMatchers.toHaveConversionStatus}. */
   toHaveConversionStatus(this: MatcherContext, received: unknown, status: string, reason?: string): MatcherResult {
     const c = statusOf(received);
     if (c === null) {
@@ -145,6 +157,7 @@ export const matchers = {
     return result(this, pass, `expected ${name} not to be ${want}, but it is`, `expected ${name} to be ${want}, but it is ${is}`);
   },
 
+  /** {@link PixUsdtMatchers.toHaveEmittedEvent}. */
   toHaveEmittedEvent(this: MatcherContext, received: unknown, type: string, options: { objectId?: string } = {}): MatcherResult {
     const events = eventsOf(received);
     if (typeof events === 'string') return { pass: false, message: () => events };
@@ -155,6 +168,7 @@ export const matchers = {
     return result(this, found !== undefined, `expected no ${what}, but ${found?.id ?? ''} is one (created ${found?.created_at ?? ''})`, `expected an ${what}; got ${listEvents(events)}${hint}`);
   },
 
+  /** {@link PixUsdtMatchers.toBeApiError}. */
   toBeApiError(this: MatcherContext, received: unknown, code: string): MatcherResult {
     if (isApiError(received)) {
       const request = received.requestId === null ? '' : `, request ${received.requestId}`;
@@ -167,6 +181,7 @@ export const matchers = {
     return { pass: false, message: () => `expected the API error ${code}, got ${kind}` };
   },
 
+  /** {@link PixUsdtMatchers.toVerifyWithSecret}. */
   async toVerifyWithSecret(this: MatcherContext, received: unknown, secret: WebhookSecret, options: ConstructEventOptions = {}): Promise<MatcherResult> {
     const masked = maskSecret(secret);
     let verify: Promise<unknown>;

@@ -68,8 +68,22 @@ const conversionIn =
     return { user: result.user, conversion: result.conversion, steps: result.steps, events: result.events };
   };
 
+/** The name of a scenario of `trigger`: the event it ends in. */
+export type TriggerName =
+  | 'user.kyc_pending'
+  | 'user.kyc_approved'
+  | 'user.kyc_rejected'
+  | 'conversion.created'
+  | 'conversion.completed'
+  | 'conversion.standby'
+  | 'conversion.failed'
+  | 'conversion.expired'
+  | 'conversion.canceled'
+  | 'conversion.abandoned'
+  | 'transaction.sending_pix';
+
 /** Every scenario of `trigger`, by the event it ends in. */
-export const TRIGGERS = {
+export const TRIGGERS: { readonly [K in TriggerName]: TriggerScenario } = {
   'user.kyc_pending': { summary: 'a new user whose KYC submission is pending', directions: BOTH, run: kyc('pending') },
   'user.kyc_approved': { summary: 'a user whose KYC is approved (a new one, or --user)', directions: BOTH, run: kyc('approved') },
   'user.kyc_rejected': { summary: 'a user whose KYC is rejected (a new one, or --user)', directions: BOTH, run: kyc('rejected') },
@@ -95,10 +109,7 @@ export const TRIGGERS = {
     run: conversionIn(() => ({ status: 'abandoned' })),
   },
   'transaction.sending_pix': { summary: 'an offramp funded, its Pix payout on its way', directions: ['offramp'], run: conversionIn(() => ({ status: 'funded' }), 'offramp') },
-} as const satisfies Record<string, TriggerScenario>;
-
-/** The name of a scenario of `trigger`: the event it ends in. */
-export type TriggerName = keyof typeof TRIGGERS;
+};
 
 /** Whether `name` is a scenario of `trigger`. */
 export function isTriggerName(name: string): name is TriggerName {
