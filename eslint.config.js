@@ -32,6 +32,17 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // The Jest examples: CommonJS, as partners' suites are, with Jest's globals.
+    files: ['examples/jest/**/*.cjs'],
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: Object.fromEntries(
+        ['require', 'module', '__dirname', 'describe', 'test', 'it', 'expect', 'beforeAll', 'beforeEach', 'afterAll', 'afterEach', 'jest'].map((name) => [name, 'readonly']),
+      ),
+    },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
   // The layers of the sandbox (docs/architecture.md): models, pix, storage <- core <- http <- plugins <- wiring.
   // A folder imports only folders to its left, `import type` included (this rule sees both).
   ...sandboxLayer(['src/sandbox/**'], [], 'The sandbox stays fetch-shaped: no Node built-ins, no server, no client.'),
@@ -51,6 +62,28 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         { patterns: [{ group: ['**/sandbox/**', '**/sandbox', '**/server/**', '**/client/**', '**/resources/**', 'node:*', 'msw', 'msw/*'], message: 'pix-usdt/pix is isomorphic: no sandbox, server, client, msw or Node built-ins.' }] },
+      ],
+    },
+  },
+  {
+    // pix-usdt/testing runs in any test runner and runtime: no Node built-ins, no server, no msw;
+    // the sandbox through its public entry only, and only in createTestSandbox (sandbox.ts).
+    files: ['src/testing/sandbox.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/server/**', 'node:*', 'msw', 'msw/*', '../sandbox/*', '!../sandbox/index.js'], message: 'pix-usdt/testing uses the sandbox through pix-usdt/sandbox only: no internals, server, msw or Node built-ins.' }] },
+      ],
+    },
+  },
+  {
+    // The scenario builders, scenario files and matchers drive any deployment through the public client.
+    files: ['src/testing/**'],
+    ignores: ['src/testing/sandbox.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/sandbox/**', '**/sandbox', '**/server/**', 'node:*', 'msw', 'msw/*'], message: 'Scenarios, scenario files and matchers drive a deployment through the public client only: no sandbox, server, msw or Node built-ins.' }] },
       ],
     },
   },

@@ -9,6 +9,7 @@ const entry = {
   pix: 'src/pix/index.ts',
   'pix-testing': 'src/pix/testing.ts',
   parity: 'src/parity/index.ts',
+  testing: 'src/testing/index.ts',
 };
 
 export default defineConfig([

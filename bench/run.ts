@@ -1,5 +1,5 @@
 // `npm run bench`: runs every bench module's `run()`, each in a fresh process (client, cold start, webhooks on Node and in Chromium,
-// sandbox, scale, persistence, the storage soak, neighbours, the noisy neighbour, the sandbox's lifetime; `--only big-tenant` for the 600 MB tenant), then writes each figure beside its target and a verdict into
+// sandbox, scale, persistence, the storage soak, neighbours, the noisy neighbour, the sandbox's lifetime, test sandboxes; `--only big-tenant` for the 600 MB tenant), then writes each figure beside its target and a verdict into
 // docs/performance.md, between the markers below (and prints the same Markdown block).
 // A missing or failing module is reported and the others still run.
 //
@@ -232,6 +232,25 @@ const READERS: Record<string, Reader> = {
       { area: 'Storage', figure: 'the same, loaded: retrieve / list of 10 / create a user', measured: `${fmt(r.getMs, 2)} / ${fmt(r.listMs, 2)} / ${fmt(r.createMs, 2)} ms`, target: '', verdict: 'info' },
     ];
   },
+  'test-sandboxes'(result) {
+    const r = result as { count: number; startBytes: number | null; endBytes: number | null; heldBytes: number | null; timersBefore: number; timersAfter: number };
+    const mb = (n: number): string => `${fmt(n / 1048576, 1)} MB`;
+    if (r.startBytes === null || r.endBytes === null || r.heldBytes === null) {
+      return [{ area: 'Testing kit', figure: `heap after ${r.count.toLocaleString('en')} test sandboxes made and closed`, measured: 'n/a (run with --expose-gc)', target: '', verdict: 'n/a' }];
+    }
+    const retained = r.endBytes - r.startBytes;
+    const held = r.heldBytes - r.startBytes;
+    return [
+      {
+        area: 'Testing kit',
+        figure: `heap after ${r.count.toLocaleString('en')} test sandboxes with pending timers, each closed: over the start (${mb(retained)}, ${fmt(retained / r.count, 0)} B each) / holding them all (${mb(held)})`,
+        measured: `${fmt((100 * retained) / held, 2)} %`,
+        target: '<= 1.00 %',
+        verdict: verdict(retained <= held / 100),
+      },
+      { area: 'Testing kit', figure: 'real timers left running after the suite', measured: String(r.timersAfter - r.timersBefore), target: '0', verdict: verdict(r.timersAfter <= r.timersBefore) },
+    ];
+  },
   scale(result) {
     const r = result as { count: number; bytesPerConversion: number | null; lists: Array<{ filter: string; small: Fig; large: Fig; ratio: number }> };
     const rows: Row[] = [
@@ -296,7 +315,7 @@ const READERS: Record<string, Reader> = {
   },
 };
 
-const MODULES = ['client', 'cold-start', 'webhooks', 'webhooks-browser', 'sandbox', 'scale', 'persistence', 'soak', 'neighbours', 'noisy-neighbour', 'sandbox-lifetime'] as const;
+const MODULES = ['client', 'cold-start', 'webhooks', 'webhooks-browser', 'sandbox', 'scale', 'persistence', 'soak', 'neighbours', 'noisy-neighbour', 'sandbox-lifetime', 'test-sandboxes'] as const;
 // Run only when named with --only: minutes long.
 const ON_REQUEST = ['big-tenant'] as const;
 

@@ -1,5 +1,5 @@
 /**
- * Writes the generated docs (docs/state-machines.md, docs/openapi.json) from the code.
+ * Writes the generated docs (docs/state-machines.md, docs/openapi.json, docs/scenario-file.schema.json) from the code.
  *
  *     node --import tsx scripts/generate-docs.ts          # write them
  *     node --import tsx scripts/generate-docs.ts --check  # exit 1 when a committed file is stale

@@ -79,5 +79,6 @@ export type {
   UserTestHelpers,
   TenantTestHelpers,
   ClockTestHelpers,
+  EventTestHelpers,
 } from './resources/index.js';
 export * from './models/index.js';

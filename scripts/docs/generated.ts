@@ -1,5 +1,5 @@
 /**
- * The generated files and how each is made. Shared by the CLI (scripts/generate-docs.ts) and
+ * The generated files (docs/state-machines.md, docs/openapi.json, docs/scenario-file.schema.json) and how each is made. Shared by the CLI (scripts/generate-docs.ts) and
  * the freshness test (test/docs), so both compare the same bytes.
  * @module
  */
@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { renderOpenApi, type DocumentedRoute } from './openapi.js';
 import { renderStateMachines } from './state-machines.js';
+import { scenarioFileJsonSchema } from '../../src/testing/file-schema.js';
 
 /** The repository root. */
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -44,5 +45,7 @@ export async function generateAll(): Promise<GeneratedFile[]> {
   return [
     { path: 'docs/state-machines.md', content: renderStateMachines() },
     { path: 'docs/openapi.json', content: renderOpenApi(routes, { version: packageVersion() }) },
+    // The scenario file format of pix-usdt/testing and `trigger --file`, from its zod schema.
+    { path: 'docs/scenario-file.schema.json', content: `${JSON.stringify(scenarioFileJsonSchema(), null, 2)}\n` },
   ];
 }

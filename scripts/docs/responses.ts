@@ -103,6 +103,7 @@ export const RESPONSES: Readonly<Record<string, SuccessResponse>> = {
   'DELETE /v1/test_helpers/faults/:id': { ...ok('testHelpers.faults.delete', 'DeletedFaultPlan', 'Remove one fault plan'), noClientMethod: true },
   'GET /v1/test_helpers/clock': ok('testHelpers.clock.retrieve', 'ClockState', "The caller's tenant clock"),
   'POST /v1/test_helpers/clock/advance': ok('testHelpers.clock.advance', 'ClockState', "Advance the caller's tenant clock; timers due in that span fire, in order"),
+  'GET /v1/test_helpers/events': page('testHelpers.events.list', 'EventEnvelope', "List the caller's tenant's recorded events, newest first (the envelopes its webhook endpoints receive)"),
   // The caller tenant's own settings (docs/sandbox.md); in process: sandbox.settingsOf(id), and the createSandbox options for every tenant's start.
   'GET /v1/test_helpers/price': { ...ok('testHelpers.price.retrieve', 'PriceFeed', "The caller tenant's price feed"), noClientMethod: true },
   'POST /v1/test_helpers/price': { ...ok('testHelpers.price.update', 'PriceFeed', "Move the caller tenant's price feed (rate, spread, fee) or take it down; no other tenant's changes"), noClientMethod: true },

@@ -183,10 +183,22 @@ export const EventEnvelope = /* @__PURE__ */ lazy(() =>
     id: z.string(),
     type: z.string(),
     created_at: Timestamp,
-    data: z.looseObject({ object: z.record(z.string(), z.unknown()) }),
+    // A loose object rather than z.record: the same values, without record's code in a browser app's client.
+    data: z.looseObject({ object: z.looseObject({}) }),
   }));
 /** The envelope of a webhook event. */
 export type EventEnvelope = z.infer<typeof EventEnvelope>;
+
+/** Sandbox extension: query of `GET /v1/test_helpers/events` (the caller's tenant's recorded events, newest first). */
+export const ListEventsParams = /* @__PURE__ */ lazy(() =>
+  z.extend(ListParams, {
+    /** Only events of this kind, e.g. `conversion.completed`. */
+    type: z.optional(z.string().check(z.regex(/^[a-z_]+\.[a-z_]+$/, 'Expected an event kind such as conversion.completed'))),
+    /** Only events whose `data.object.id` is this id. */
+    object_id: z.optional(z.string().check(z.minLength(1), z.maxLength(100))),
+  }));
+/** Sandbox extension: query of `GET /v1/test_helpers/events`. */
+export type ListEventsParams = z.infer<typeof ListEventsParams>;
 
 /** Sandbox extension: body of `POST /v1/test_helpers/tenants`. */
 export const CreateTenantBody = /* @__PURE__ */ lazy(() =>

@@ -12,4 +12,5 @@ export {
   UserTestHelpers,
   TenantTestHelpers,
   ClockTestHelpers,
+  EventTestHelpers,
 } from './test-helpers.js';

@@ -7,7 +7,9 @@
 import {
   ClockState,
   Conversion,
+  EventEnvelope,
   KycStatusView,
+  listOf,
   Tenant,
   Transaction,
   type AdvanceClockBody,
@@ -16,6 +18,7 @@ import {
   type FailAliasBody,
   type FailConversionBody,
   type ForceKycBody,
+  type ListEventsParams,
   type SimulateDepositBody,
   type SimulatePaymentBody,
 } from '../models/index.js';
@@ -24,6 +27,9 @@ import type { ApiPromise } from '../client/api-promise.js';
 import type { RequestOptions } from '../client/types.js';
 import { path } from '../internal/path.js';
 import { APIResource } from './resource.js';
+import type { PagePromise } from '../client/pagination.js';
+
+const EventList = listOf(EventEnvelope);
 
 /** Conversion helpers. Each answers the updated conversion. */
 export class ConversionTestHelpers extends APIResource {
@@ -100,6 +106,17 @@ export class ClockTestHelpers extends APIResource {
   }
 }
 
+/** Sandbox extension: the caller's tenant's recorded events. */
+export class EventTestHelpers extends APIResource {
+  /**
+   * `GET /v1/test_helpers/events`: the events the tenant recorded, newest first (the same
+   * envelopes its webhook endpoints receive), filtered by `type` and `object_id`.
+   */
+  list(params?: ListEventsParams, options?: RequestOptions): PagePromise<EventEnvelope> {
+    return this._list('/v1/test_helpers/events', { schema: EventList }, params, options);
+  }
+}
+
 /** `client.testHelpers`: sandbox only. */
 export class TestHelpers {
   /** `/v1/test_helpers/conversions/*`: payments, deposits, expiry and failures of conversions. */
@@ -112,6 +129,8 @@ export class TestHelpers {
   readonly tenants: TenantTestHelpers;
   /** `/v1/test_helpers/clock`: the caller's tenant clock (sandbox extension). */
   readonly clock: ClockTestHelpers;
+  /** `/v1/test_helpers/events`: the caller's tenant's recorded events (sandbox extension). */
+  readonly events: EventTestHelpers;
 
   constructor(transport: Transport) {
     this.conversions = new ConversionTestHelpers(transport);
@@ -119,5 +138,6 @@ export class TestHelpers {
     this.users = new UserTestHelpers(transport);
     this.tenants = new TenantTestHelpers(transport);
     this.clock = new ClockTestHelpers(transport);
+    this.events = new EventTestHelpers(transport);
   }
 }

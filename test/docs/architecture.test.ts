@@ -21,7 +21,7 @@ function folderOf(file: string): string {
 }
 
 const graph = importGraph(SRC) as Map<string, string[]>;
-const SOURCES = new Set(['storage', 'core', 'http', 'plugins/webhooks', 'plugins/faults', 'wiring', 'server']);
+const SOURCES = new Set(['storage', 'core', 'http', 'plugins/webhooks', 'plugins/faults', 'wiring', 'testing', 'server']);
 
 function codeEdges(): string[] {
   const edges = new Set<string>();
@@ -44,12 +44,14 @@ function diagramEdges(): string[] {
 
 // parity is client side (it imports the client and webhooks only); the server's CLI runs it.
 // `index`: the client's entry (src/index.ts), which the CLI's commands use; it never imports the sandbox.
-const RANK: Record<string, number> = { models: 0, pix: 0, storage: 0, webhooks: 0, client: 0, parity: 0, index: 0, core: 1, http: 2, 'plugins/webhooks': 3, 'plugins/faults': 3, wiring: 4, server: 5 };
+// testing (pix-usdt/testing) sits on the sandbox's entry (createTestSandbox); trigger runs its scenarios.
+const RANK: Record<string, number> = { models: 0, pix: 0, storage: 0, webhooks: 0, client: 0, parity: 0, index: 0, internal: 0, core: 1, http: 2, 'plugins/webhooks': 3, 'plugins/faults': 3, wiring: 4, testing: 4.5, server: 5 };
 
 describe('docs/architecture.md', () => {
   it('its diagram lists exactly the folder imports of the sandbox and the server', () => {
     const fromCode = codeEdges();
     expect(fromCode.length).toBeGreaterThan(5);
+    expect(fromCode).toContain('server --> testing');
     expect(diagramEdges()).toEqual(fromCode);
   });
 

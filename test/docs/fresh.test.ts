@@ -10,8 +10,8 @@ const files = await generateAll();
 const run = promisify(execFile);
 
 describe('generated docs are fresh', () => {
-  it('generates the state machines page and the OpenAPI document', () => {
-    expect(files.map((f) => f.path).sort()).toEqual(['docs/openapi.json', 'docs/state-machines.md']);
+  it('generates the state machines page, the OpenAPI document and the scenario file schema', () => {
+    expect(files.map((f) => f.path).sort()).toEqual(['docs/openapi.json', 'docs/scenario-file.schema.json', 'docs/state-machines.md']);
   });
 
   for (const file of files) {

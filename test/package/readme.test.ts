@@ -39,7 +39,7 @@ describe('README.md as GitHub and npm show it', () => {
 });
 
 describe('the guides', () => {
-  const guides = ['README.md', 'docs/quickstart.md', 'docs/sandbox.md', 'docs/client.md', 'docs/server-and-msw.md'];
+  const guides = ['README.md', 'docs/quickstart.md', 'docs/sandbox.md', 'docs/client.md', 'docs/server-and-msw.md', 'docs/testing.md'];
 
   it.each(guides)('%s uses no command missing from common machines (uuidgen)', (guide) => {
     expect(read(guide)).not.toMatch(/\buuidgen\b/);

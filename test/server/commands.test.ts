@@ -6,7 +6,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SCENARIOS } from '../../src/server/commands/trigger.js';
+import { TRIGGERS } from '../../src/testing/index.js';
 import { constructEvent, isWebhookVerificationError } from '../../src/webhooks/index.js';
 import { type Child, type Ready, exitCode, run, serve, stopAll, waitFor } from './helpers.js';
 
@@ -140,7 +140,7 @@ describe('listen and trigger', () => {
 
   it('the cases here and below cover every scenario of trigger --list', () => {
     const covered = new Set([...cases.map(([args]) => args[0]), 'conversion.abandoned']);
-    expect([...covered].sort()).toEqual(Object.keys(SCENARIOS).sort());
+    expect([...covered].sort()).toEqual(Object.keys(TRIGGERS).sort());
   });
 
   it.each(cases)('trigger %j: the event reaches the receiver through listen, signed', async (args, eventType, object) => {

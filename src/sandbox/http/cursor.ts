@@ -25,14 +25,27 @@ function toBase64Url(text: string): string {
   return btoa(text).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
 }
 
-/** Encodes a cursor pointing below `seq`. */
-export function encodeCursor(secret: string, seq: number, fingerprint: string): string {
+/** Encodes a cursor pointing below `seq` (a collection's sequence number, or an id: {@link decodeIdCursor}). */
+export function encodeCursor(secret: string, seq: number | string, fingerprint: string): string {
   const payload = `${seq}.${fingerprint}`;
   return toBase64Url(`${payload}.${sign(secret, payload)}`);
 }
 
 /** Decodes a cursor into the position to continue below; throws invalid_cursor. */
 export function decodeCursor(secret: string, cursor: string, fingerprint: string): number {
+  return Number(decodePosition(secret, cursor, fingerprint, /^\d{1,15}$/));
+}
+
+/**
+ * Decodes a cursor that points below the item with an id: for logs that are not collections (the
+ * event log, trimmed from its head), where a position would move but an id does not. Throws
+ * invalid_cursor.
+ */
+export function decodeIdCursor(secret: string, cursor: string, fingerprint: string): string {
+  return decodePosition(secret, cursor, fingerprint, /^[0-9a-f-]{36}$/);
+}
+
+function decodePosition(secret: string, cursor: string, fingerprint: string, position: RegExp): string {
   const bad = (): ApiError => new ApiError('invalid_cursor', 'The cursor is malformed, was altered, or belongs to other filters.');
   if (cursor.length > 200 || !/^[A-Za-z0-9_-]+$/.test(cursor)) throw bad();
   let text: string;
@@ -44,7 +57,7 @@ export function decodeCursor(secret: string, cursor: string, fingerprint: string
   const parts = text.split('.');
   if (parts.length !== 4) throw bad();
   const [seqText, fp, s1, s2] = parts as [string, string, string, string];
-  if (!/^\d{1,15}$/.test(seqText) || fp !== fingerprint) throw bad();
+  if (!position.test(seqText) || fp !== fingerprint) throw bad();
   if (`${s1}.${s2}` !== sign(secret, `${seqText}.${fp}`)) throw bad();
-  return Number(seqText);
+  return seqText;
 }

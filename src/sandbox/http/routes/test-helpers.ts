@@ -11,6 +11,7 @@ import {
   FailAliasBody,
   FailConversionBody,
   ForceKycBody,
+  ListEventsParams,
   SimulateDepositBody,
   SetLimitsBody,
   SetPriceBody,
@@ -26,8 +27,9 @@ import { type DepositOptions, applyConversion, expireConversion, getConversion, 
 import { getTransaction, payTransaction } from '../../core/transactions.js';
 import { applyKyc, liveUser } from '../../core/users.js';
 import type { FailureReason } from '../../../models/index.js';
-import type { ConversionRec, TenantState } from '../../core/state.js';
+import type { ConversionRec, SandboxEvent, TenantState } from '../../core/state.js';
 import { type SettingsKind, type TenantSettings, limitsOut, parseSettings, priceOut, settingsError, timingsOut } from '../../core/settings.js';
+import { decodeIdCursor, encodeCursor, filterFingerprint } from '../cursor.js';
 import { IdParams } from './shared.js';
 import { type RouteContext, type RouteDef, created, define, ok } from './types.js';
 
@@ -157,6 +159,16 @@ export const TEST_HELPER_ROUTES: RouteDef[] = [
       return ok({ now: now.toISOString() });
     },
   }),
+  define({
+    // The tenant's recorded events, as `sandbox.events()` in process: what pix-usdt/testing's
+    // scenarios read to answer the events they caused, against any deployment that has it.
+    method: 'GET',
+    path: `${BASE}/events`,
+    capability: 'sandbox:control',
+    sandboxOnly: true,
+    query: ListEventsParams,
+    handler: ({ world, tenant, query }) => ok(eventsPage(world, tenant, query)),
+  }),
   // The caller tenant's own price feed, limits and timings (core/settings.ts): no other tenant's change.
   define({ ...control, method: 'GET', path: `${BASE}/price`, handler: ({ tenant }) => ok(priceOut(tenant.settings.price)) }),
   define({
@@ -193,4 +205,29 @@ function change(world: Platform, tenant: TenantState, kind: SettingsKind, body: 
   if (!parsed.ok) throw settingsError(parsed.issues);
   world.changeSettings(tenant, kind, parsed.patch);
   return tenant.settings;
+}
+
+/** A page of the tenant's event log, newest first; the cursor names the last event returned. */
+function eventsPage(world: Platform, tenant: TenantState, query: ListEventsParams): { data: SandboxEvent[]; next_cursor: string | null } {
+  const fingerprint = filterFingerprint('events', { type: query.type, object_id: query.object_id });
+  const log = world.eventsOf(tenant);
+  let end = log.length;
+  if (query.cursor !== undefined) {
+    const after = decodeIdCursor(world.cursorSecret, query.cursor, fingerprint);
+    end = log.findLastIndex((e) => e.id === after);
+    // Trimmed off the log's head since (more than eventLogSize events later): expired.
+    if (end < 0) throw new ApiError('invalid_cursor', 'The cursor has expired: its event left the log (eventLogSize).');
+  }
+  const limit = query.limit ?? 50;
+  const data: SandboxEvent[] = [];
+  let i = end - 1;
+  for (; i >= 0 && data.length < limit; i--) {
+    const event = log[i] as SandboxEvent;
+    if (query.type !== undefined && event.type !== query.type) continue;
+    if (query.object_id !== undefined && event.data.object['id'] !== query.object_id) continue;
+    data.push(event);
+  }
+  const more = data.length === limit && log.slice(0, i + 1).some((e) => (query.type === undefined || e.type === query.type) && (query.object_id === undefined || e.data.object['id'] === query.object_id));
+  const last = data[data.length - 1];
+  return { data, next_cursor: more && last !== undefined ? encodeCursor(world.cursorSecret, last.id, fingerprint) : null };
 }
