@@ -74,17 +74,24 @@ export function constructEvent(
 
 function construct(raw: unknown, headers: HeadersInput, secret: WebhookSecret, opts: ConstructEventOptions = {}): Promise<WebhookEvent> {
   const body = toBody(raw);
-  const verified = verifyBody(body, getHeader(headers, opts.signatureHeader ?? SIGNATURE_HEADER), secret, opts);
-  if (typeof verified === 'number') return Promise.resolve(accept(parseEvent(bodyText(body)), headers, opts));
+  let event: WebhookEvent | undefined;
+  let unreadable: { error: unknown } | undefined;
+  // Runs once the signature and the time are good, never before.
+  const verified = (): WebhookEvent | Promise<WebhookEvent> => {
+    if (unreadable) throw unreadable.error;
+    return accept((event ??= parseEvent(bodyText(body))), headers, opts);
+  };
+  const outcome = verifyBody(body, getHeader(headers, opts.signatureHeader ?? SIGNATURE_HEADER), secret, opts, verified);
+  // node:crypto verified at once (and `verified` ran): done.
+  if (event !== undefined) return Promise.resolve(outcome);
   // WebCrypto signs off the main thread (a worker thread on Node): parse the body meanwhile.
   // Nothing parsed is used, nor any parse failure reported, before the signature is good.
-  let event: WebhookEvent;
   try {
     event = parseEvent(bodyText(body));
   } catch (error) {
-    return verified.then(() => Promise.reject(error));
+    unreadable = { error };
   }
-  return verified.then(() => accept(event, headers, opts));
+  return outcome as Promise<WebhookEvent>; // the sign's promise, `verified` chained on it
 }
 
 // After the signature: the event id header, then the seen-id store.

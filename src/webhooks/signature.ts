@@ -95,11 +95,19 @@ function check(digests: readonly (string | ArrayBuffer)[], v1: readonly string[]
 }
 
 /**
- * @internal {@link verifySignature} on an already-normalized body. Synchronous on the
- * node:crypto path; with WebCrypto, every `subtle.sign` has started when this returns, so
- * that `constructEvent` parses the body while they run.
+ * @internal {@link verifySignature} on an already-normalized body, then `after(signedAt)` once
+ * the signature and the time are good. Synchronous on the node:crypto path; with WebCrypto,
+ * every `subtle.sign` has started when this returns, so that `constructEvent` parses the body
+ * while they run, and `after` runs in the same reaction as the check (no promise more than the
+ * sign's own).
  */
-export function verifyBody(body: Body, header: SignatureHeaderValue, secret: WebhookSecret, options: VerifyOptions): number | Promise<number> {
+export function verifyBody<R>(
+  body: Body,
+  header: SignatureHeaderValue,
+  secret: WebhookSecret,
+  options: VerifyOptions,
+  after: (signedAt: number) => R,
+): R | Promise<Awaited<R>> {
   const { toleranceSeconds = DEFAULT_TOLERANCE, engine } = options;
   if (!(toleranceSeconds >= 0)) throw new TypeError('Invalid toleranceSeconds');
   const secrets = secretList(secret);
@@ -111,10 +119,12 @@ export function verifyBody(body: Body, header: SignatureHeaderValue, secret: Web
   const digests: (string | Promise<ArrayBuffer>)[] = [];
   for (const s of secrets) digests.push(hmac(s, t, body, engine));
   const first = digests[0] as string | Promise<ArrayBuffer>;
-  if (typeof first === 'string') return check(digests as string[], v1, t, toleranceSeconds, options);
-  if (digests.length === 1) return first.then((digest) => check([digest], v1, t, toleranceSeconds, options));
-  return Promise.all(digests).then((list) => check(list, v1, t, toleranceSeconds, options));
+  if (typeof first === 'string') return after(check(digests as string[], v1, t, toleranceSeconds, options));
+  if (digests.length === 1) return first.then((digest) => after(check([digest], v1, t, toleranceSeconds, options))) as Promise<Awaited<R>>;
+  return Promise.all(digests).then((list) => after(check(list, v1, t, toleranceSeconds, options))) as Promise<Awaited<R>>;
 }
+
+const signedAt = (t: number): number => t;
 
 /**
  * Verifies a signature header against the raw body. Resolves when one `v1=` value is the
@@ -128,5 +138,5 @@ export function verifyBody(body: Body, header: SignatureHeaderValue, secret: Web
  * @returns The signed timestamp, in unix seconds.
  */
 export async function verifySignature(rawBody: RawBody, header: SignatureHeaderValue, secret: WebhookSecret, options: VerifyOptions = {}): Promise<number> {
-  return verifyBody(toBody(rawBody), header, secret, options);
+  return verifyBody(toBody(rawBody), header, secret, options, signedAt);
 }

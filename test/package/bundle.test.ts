@@ -1,5 +1,6 @@
 // The browser bundles partners get: built from the published dist/ files as a bundler would, then
 // measured. Budgets and forbidden content come from issues 6 and 22 and DESIGN.md.
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { build, type Metafile } from 'esbuild';
@@ -118,7 +119,32 @@ describe('import and require land on the same build', () => {
     const [imported, required] = (['import', 'require'] as const).map((form) => bundle('webpack', form, 'app').initial) as [number, number];
     expect(Math.abs(required - imported) / imported).toBeLessThanOrEqual(0.02);
   });
+
+  // The `module` condition is for bundlers: Node does not read it, so Node's import and require
+  // resolve as before it (Node's import of pix-usdt: the bundled Node build; require: CommonJS).
+  it("leaves Node's own resolution as it was", () => {
+    const script = `import { createRequire } from 'node:module';
+const require = createRequire(process.cwd() + '/resolve.js');
+const out = {};
+for (const s of ${JSON.stringify(Object.keys(NODE_RESOLUTION))}) out[s] = [import.meta.resolve(s), require.resolve(s)].map((p) => p.replace('file://', '').replace(process.cwd() + '/', ''));
+console.log(JSON.stringify(out));`;
+    const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: root, encoding: 'utf8' });
+    expect(result.stderr).toBe('');
+    expect(JSON.parse(result.stdout)).toEqual(NODE_RESOLUTION);
+  });
 });
+
+// What Node resolves each entry to, by import and by require (unchanged by issue 22 but for the new pix-usdt/models).
+const NODE_RESOLUTION: Record<string, [string, string]> = {
+  'pix-usdt': ['dist/node/index.js', 'dist/index.cjs'],
+  'pix-usdt/models': ['dist/models.js', 'dist/models.cjs'],
+  'pix-usdt/webhooks': ['dist/webhooks.js', 'dist/webhooks.cjs'],
+  'pix-usdt/sandbox': ['dist/sandbox.js', 'dist/sandbox.cjs'],
+  'pix-usdt/sandbox/msw': ['dist/sandbox-msw.js', 'dist/sandbox-msw.cjs'],
+  'pix-usdt/pix': ['dist/pix.js', 'dist/pix.cjs'],
+  'pix-usdt/pix/testing': ['dist/pix-testing.js', 'dist/pix-testing.cjs'],
+  'pix-usdt/parity': ['dist/parity.js', 'dist/parity.cjs'],
+};
 
 // What a partner's browser app ships: the client with its errors, or the webhook helpers.
 const cases = [
