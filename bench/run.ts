@@ -7,7 +7,7 @@
 // (--expose-gc makes the memory figures precise; cold start imports the built package.)
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { BundleBench as BundleResult } from './bundle.js';
 import { BARE_FETCH, IN_PROCESS, LOOPBACK } from './sandbox.js';
@@ -257,10 +257,12 @@ const READERS: Record<string, Reader> = {
 
 const MODULES = ['client', 'cold-start', 'webhooks', 'webhooks-browser', 'bundle', 'sandbox', 'scale', 'persistence'] as const;
 
-function markdown(rows: Row[], notes: string[], seconds: number): string {
+function markdown(rows: Row[], notes: string[], seconds: number, load: number): string {
   const cpus = availableParallelism();
+  // A load above the cores means other work ran beside the bench: its absolute figures are low, its ratios noisy.
+  const busy = load > cpus ? ` (a busy machine: figures to re-take on a quiet one)` : '';
   const lines = [
-    `Run of ${new Date().toISOString().slice(0, 10)} on Node ${process.version}, ${cpus} cores, in ${Math.round(seconds)} s.`,
+    `Run of ${new Date().toISOString().slice(0, 10)} on Node ${process.version}, ${cpus} cores, load average ${load.toFixed(1)}${busy}, in ${Math.round(seconds)} s.`,
     '',
     '| Area | Figure | Measured | Target | Verdict |',
     '|---|---|---|---|---|',
@@ -287,6 +289,8 @@ async function main(): Promise<void> {
   const onlyAt = args.indexOf('--only');
   const only = onlyAt >= 0 ? (args[onlyAt + 1] ?? '').split(',') : null;
   const started = performance.now();
+  // The load before the bench itself adds to it: what other work was running.
+  const loadBefore = loadavg()[0] ?? 0;
   const rows: Row[] = [];
   const notes: string[] = [];
   for (const name of MODULES) {
@@ -315,7 +319,7 @@ async function main(): Promise<void> {
       notes.push(message);
     }
   }
-  const block = markdown(rows, notes, (performance.now() - started) / 1000);
+  const block = markdown(rows, notes, (performance.now() - started) / 1000, loadBefore);
   console.log(`\n${block}\n`);
   if (args.includes('--no-write') || only) return;
   const doc = readFileSync(DOC, 'utf8');
