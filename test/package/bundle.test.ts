@@ -43,8 +43,9 @@ const BUDGET = { app: 10 * KB, clientAll: 10 * KB, answerModels: 8 * KB, modelsA
 const BUILDS: Array<{ bundler: Bundler; form: Form; sources: Array<keyof typeof SOURCES> }> = [
   { bundler: 'esbuild', form: 'import', sources: ['app', 'clientAll', 'modelsAll', 'constructEvent'] },
   { bundler: 'esbuild', form: 'require', sources: ['app', 'clientAll', 'modelsAll', 'constructEvent'] },
-  { bundler: 'webpack', form: 'import', sources: ['app', 'clientAll', 'constructEvent'] },
-  { bundler: 'webpack', form: 'require', sources: ['app', 'clientAll', 'constructEvent'] },
+  // `export *` through webpack is in bench/bundle.ts: each webpack build costs seconds of CPU here.
+  { bundler: 'webpack', form: 'import', sources: ['app', 'constructEvent'] },
+  { bundler: 'webpack', form: 'require', sources: ['app', 'constructEvent'] },
 ];
 
 const built = new Map<string, Bundle>();
@@ -61,7 +62,7 @@ beforeAll(async () => {
     }
   }
   for (const [name, result] of Object.entries(await webpackBundles(webpackSources))) built.set(name, result);
-  // Six webpack builds with terser: about 15 s of CPU here.
+  // Four webpack builds with terser: about 10 s of CPU here.
 }, 240_000);
 
 // A file of ours in its CommonJS build, a CommonJS file of zod, or a zod locale (esbuild keeps
@@ -93,11 +94,13 @@ describe.each(BUILDS)('$bundler, fed $form', ({ bundler, form, sources }) => {
     expect(app.inputs.some((input) => ZOD.test(input))).toBe(true);
   });
 
-  it(`export * from 'pix-usdt' stays within ${BUDGET.clientAll / KB} kB, and carries no schema`, () => {
-    const all = bundle(bundler, form, 'clientAll');
-    expect(all.initial).toBeLessThanOrEqual(BUDGET.clientAll);
-    expect(all.initialInputs.filter((input) => ZOD.test(input))).toEqual([]);
-  });
+  if (sources.includes('clientAll')) {
+    it(`export * from 'pix-usdt' stays within ${BUDGET.clientAll / KB} kB, and carries no schema`, () => {
+      const all = bundle(bundler, form, 'clientAll');
+      expect(all.initial).toBeLessThanOrEqual(BUDGET.clientAll);
+      expect(all.initialInputs.filter((input) => ZOD.test(input))).toEqual([]);
+    });
+  }
 
   it(`a receiver that only calls constructEvent stays within ${BUDGET.constructEvent / KB} kB`, () => {
     const receiver = bundle(bundler, form, 'constructEvent');
