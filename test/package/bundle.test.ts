@@ -134,6 +134,10 @@ console.log(JSON.stringify(out));`;
     const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: root, encoding: 'utf8' });
     expect(result.stderr).toBe('');
     expect(JSON.parse(result.stdout)).toEqual(NODE_RESOLUTION);
+    // Every entry is in the table (a new entry is a new line there).
+    const manifest = JSON.parse(readFileSync(new URL('package.json', `file://${root}`), 'utf8')) as { exports: Record<string, unknown> };
+    const entries = Object.keys(manifest.exports).filter((k) => k !== './package.json').map((k) => (k === '.' ? 'pix-usdt' : `pix-usdt/${k.slice(2)}`));
+    expect(Object.keys(NODE_RESOLUTION).sort()).toEqual(entries.sort());
   });
 });
 
