@@ -18,11 +18,11 @@ const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const EXPORT_LIST = /^export \{([^}]*)\}( from '[^']+')?;$/gm;
 
 let changed = 0;
-for (const [subpath, conditions] of Object.entries(manifest.exports)) {
-  if (subpath === './package.json') continue;
+for (const conditions of Object.values(manifest.exports)) {
+  if (typeof conditions !== 'object' || !conditions.import) continue;
   const { import: esm, require: cjs } = conditions;
   const values = new Set(Object.keys(await import(pathToFileURL(join(root, esm.default)).href)));
-  for (const declarations of [esm.types, cjs.types]) {
+  for (const declarations of [esm.types, cjs?.types].filter(Boolean)) {
     const file = join(root, declarations);
     const text = readFileSync(file, 'utf8');
     const fixed = text.replace(EXPORT_LIST, (_, list, from = '') => {
