@@ -62,7 +62,7 @@ function isHex(text: string, from: number, to: number): boolean {
  * node:crypto) equals `hex` (a checked `v1=` value, either case), in constant time: every
  * position is read and folded into one difference, with no branch and no early exit on what it
  * holds. Reading the hex in place saves decoding each `v1=` into a fresh buffer (an allocation
- * costs microseconds in a browser). test/webhooks/constant-time.test.ts counts the reads.
+ * per delivery; allocations are slow in browsers). test/webhooks/constant-time.test.ts counts the reads.
  */
 export function hexMatches(digest: Uint8Array | string, hex: string): boolean {
   let diff = 0;
