@@ -3,6 +3,7 @@ import { inspectorUiEsbuildPlugin } from './scripts/inspector-ui.js';
 
 const entry = {
   index: 'src/index.ts',
+  models: 'src/models/public.ts',
   webhooks: 'src/webhooks/index.ts',
   sandbox: 'src/sandbox/index.ts',
   'sandbox-msw': 'src/sandbox/msw.ts',

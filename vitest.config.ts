@@ -10,6 +10,7 @@ export default defineConfig({
   resolve: {
     // Examples and tests import the package by name, as partners do; these map to the sources.
     alias: [
+      { find: /^pix-usdt\/models$/, replacement: src('models/public.ts') },
       { find: /^pix-usdt\/sandbox\/msw$/, replacement: src('sandbox/msw.ts') },
       { find: /^pix-usdt\/sandbox$/, replacement: src('sandbox/index.ts') },
       { find: /^pix-usdt\/pix\/testing$/, replacement: src('pix/testing.ts') },

@@ -3,7 +3,8 @@
  * path where only WebCrypto exists"): the built `pix-usdt/webhooks` and Stripe's browser build
  * (its `worker` export, what Workers, Deno and Bun load) verify the same 1 kB delivery inside
  * Chromium (the one test/support/browser.ts picks: CHROMIUM_PATH, Debian's, else npm's), driven
- * by playwright-core. A bare `crypto.subtle.sign` with the key imported once is measured beside them, as a reference. Rounds interleave the cases in a rotating order;
+ * by playwright-core. Beside them: the limit (bench/minimal-verify.ts, the least work a verifier
+ * must do, in its sign and verify forms) and a bare `crypto.subtle.sign`, for scale. Rounds interleave the cases in a rotating order;
  * each ratio is taken within a round and the median round counts (as bench/webhooks.ts).
  *
  * Run: `npm run build && node --import tsx bench/webhooks-browser.ts`; or call `run()`.
@@ -24,14 +25,19 @@ export interface BrowserWebhooksBench {
   ratios: {
     /** ours / Stripe's constructEventAsync: "far faster" (read as at least 2). */
     oursVsStripe: number;
-    /** ours / a bare subtle.sign with the key imported once. */
+    /** ours / a bare subtle.sign of bytes encoded beforehand, with the key imported once, for scale. */
     oursVsBareSign: number;
+    /** ours / the least work a verifier must do (bench/minimal-verify.ts; the faster of its two forms, per round): target >= 0.95. */
+    oursVsMinimal: number;
+    /** `subtle.verify` / `subtle.sign` plus a compare, in the minimal verifier: above 1 means `verify` is the faster. */
+    verifyVsSign: number;
   };
 }
 
 // Runs in the page: the same payload, header and case list as bench/webhooks.ts.
 const PAGE = `
 import { constructEvent, signPayload } from './dist/webhooks.js';
+import { minimalVerifier } from './bench/minimal-verify.ts';
 import Stripe from 'stripe';
 
 const SECRET = 'whsec_bench_0123456789abcdefghijklmnopqrstuvwxyz';
@@ -51,18 +57,23 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 globalThis.__bench = async (rounds, roundMs) => {
   const t = Math.floor(Date.now() / 1000);
   const header = await signPayload(body, SECRET, { timestamp: t });
-  const headers = { 'x-service-signature': header };
+  // Both headers, as the platform sends them.
+  const headers = { 'x-service-signature': header, 'x-service-event-id': event.id };
   const stripe = Stripe.createSubtleCryptoProvider();
   const key = await crypto.subtle.importKey('raw', new TextEncoder().encode(SECRET), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
   const signed = new TextEncoder().encode(t + '.' + body);
+  const minimal = await minimalVerifier(SECRET);
   const cases = [
     ['pix-usdt constructEvent (WebCrypto, in Chromium)', () => constructEvent(body, headers, SECRET)],
     ['stripe constructEventAsync (SubtleCryptoProvider, in Chromium)', () => Stripe.webhooks.constructEventAsync(body, header, SECRET, 300, stripe)],
     ['reference: bare crypto.subtle.sign (key imported once, in Chromium)', () => crypto.subtle.sign('HMAC', key, signed)],
+    ['limit: the minimal verifier, subtle.sign + compare (in Chromium)', () => minimal.withSign(body, header)],
+    ['limit: the minimal verifier, subtle.verify (in Chromium)', () => minimal.withVerify(body, header)],
   ];
   // Each case must accept the delivery before it is timed.
   if ((await constructEvent(body, headers, SECRET)).id !== event.id) throw new Error('ours rejected the delivery');
   if ((await Stripe.webhooks.constructEventAsync(body, header, SECRET, 300, stripe)).id !== event.id) throw new Error('Stripe rejected the delivery');
+  if ((await minimal.withSign(body, header)).id !== event.id || (await minimal.withVerify(body, header)).id !== event.id) throw new Error('the minimal verifier rejected the delivery');
   for (const [, op] of cases) await sample(op, 300);
   const perRound = [];
   for (let r = 0; r < rounds; r++) {
@@ -73,7 +84,13 @@ globalThis.__bench = async (rounds, roundMs) => {
   return {
     browser: navigator.userAgent,
     results: cases.map(([name], i) => ({ name, opsPerSecond: Math.round(median(perRound.map((o) => o[i]))) })),
-    ratios: { oursVsStripe: median(perRound.map((o) => o[0] / o[1])), oursVsBareSign: median(perRound.map((o) => o[0] / o[2])) },
+    ratios: {
+      oursVsStripe: median(perRound.map((o) => o[0] / o[1])),
+      oursVsBareSign: median(perRound.map((o) => o[0] / o[2])),
+      // The limit of a round: the faster form of the minimal verifier in that round.
+      oursVsMinimal: median(perRound.map((o) => o[0] / Math.max(o[3], o[4]))),
+      verifyVsSign: median(perRound.map((o) => o[4] / o[3])),
+    },
     hasNodeGlobals: typeof globalThis.process !== 'undefined' || typeof globalThis.Buffer !== 'undefined',
   };
 };
@@ -127,4 +144,5 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   console.log(bench.browser);
   console.table(bench.results);
   console.log(`ours / Stripe constructEventAsync: x${bench.ratios.oursVsStripe.toFixed(2)}; ours / bare subtle.sign: x${bench.ratios.oursVsBareSign.toFixed(2)}`);
+  console.log(`ours / the minimal verifier: x${bench.ratios.oursVsMinimal.toFixed(2)} (target >= 0.95); verify / sign+compare: x${bench.ratios.verifyVsSign.toFixed(2)}`);
 }

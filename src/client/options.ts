@@ -4,7 +4,7 @@
  * @module
  */
 import type { ValidationMode } from '../models/common.js';
-import { API_KEY_FORMAT } from '../models/platform.js';
+import { API_KEY_FORMAT } from '../models/api-key.js';
 import { sleep as realSleep } from '../internal/sleep.js';
 import { InvalidOptionsError } from './errors.js';
 

@@ -15,9 +15,9 @@
  * @module
  */
 import type { EventEmitter } from 'eventemitter3';
-import type * as z from 'zod/mini';
-import { parseModel, type ListEnvelope } from '../models/common.js';
+import type { ListEnvelope } from '../models/common.js';
 import { summarizeIssues } from '../models/issues.js';
+import { parseModel } from '../models/parse.js';
 import { buildQuery } from '../internal/query.js';
 import { uuidv4 } from '../internal/uuid.js';
 import {
@@ -29,11 +29,12 @@ import {
   makeApiError,
   type PixUsdtError,
 } from './errors.js';
+import { answerModels, type AnswerModels, type PickModel } from './answer-models.js';
 import type { NormalizedOptions } from './options.js';
 import { ApiPromise, type WithResponse } from './api-promise.js';
 import { Page, PagePromise } from './pagination.js';
 import { decideRetry, retryAfterMs, type AttemptFailure } from './retry.js';
-import type { ClientEvents, HttpMethod, RequestOptions } from './types.js';
+import type { ClientEvents, HttpMethod, RequestOptions, WarningEvent } from './types.js';
 
 /** One endpoint call, as a resource method describes it. */
 export interface RequestSpec<T> {
@@ -42,8 +43,8 @@ export interface RequestSpec<T> {
   path: string;
   query?: object | undefined;
   body?: unknown;
-  /** Model of the answer; `null` for an empty answer (204). */
-  schema: z.ZodMiniType<T> | null;
+  /** Picks the model of the answer (`(m) => m.User`); `null` for an empty answer (204). */
+  model: PickModel<T>;
   /** Not retried on an unknown error code (the reference's rule). */
   destructive?: boolean | undefined;
 }
@@ -97,6 +98,10 @@ export class Transport {
       headers['content-type'] = 'application/json';
     }
 
+    // The answer models load while the request is in flight (once per program: ./answer-models.ts).
+    let models: AnswerModels | Promise<AnswerModels> | ModelsUnavailable | undefined = spec.model !== null && o.validation !== 'off' ? answerModels() : undefined;
+    if (models instanceof Promise) models.catch(() => undefined); // awaited, or reported, with the answer
+
     const events = this.#events;
     const base = (attempt: number) => ({ method, path, attempt, idempotencyKey, elapsedMs: now() - start });
     // A mutation attempt that may have reached the server without an answer coming back.
@@ -126,7 +131,8 @@ export class Transport {
         const headerRequestId = response.headers.get('x-request-id');
         if (events.listenerCount('response') > 0) events.emit('response', { ...base(attempt), status, requestId: headerRequestId });
         if (status >= 200 && status < 300) {
-          const data = this.#parse(spec.schema, text, status, headerRequestId, base(attempt));
+          if (models instanceof Promise) models = await models.catch((cause: unknown) => new ModelsUnavailable(cause));
+          const data = this.#parse(spec.model, models, text, status, headerRequestId, base(attempt));
           // The reference's spelling of the header (Headers are case-insensitive).
           const idempotentReplayed = response.headers.get('Idempotent-Replayed') === 'true';
           return { data, response, requestId: headerRequestId, idempotencyKey, idempotentReplayed, attempts: attempt };
@@ -182,14 +188,14 @@ export class Transport {
   }
 
   /** Sends a listing and wraps its answer in a page that knows how to fetch the next. */
-  list<T>(path: string, item: z.ZodMiniType<ListEnvelope<T>>, params: { limit?: number | undefined } | undefined, options: RequestOptions | undefined): PagePromise<T> {
+  list<T>(path: string, item: PickModel<ListEnvelope<T>>, params: { limit?: number | undefined } | undefined, options: RequestOptions | undefined): PagePromise<T> {
     const limit = params?.limit;
     if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= 100)) {
       return new PagePromise(Promise.reject(invalidArgument('limit', 'an integer from 1 to 100', String(limit))));
     }
     const fetchPage = async (cursor: string | undefined): Promise<WithResponse<Page<T>>> => {
       const query = cursor === undefined ? params : { ...params, cursor };
-      const answer = await this.#send({ method: 'GET', path, query, schema: item }, options);
+      const answer = await this.#send({ method: 'GET', path, query, model: item }, options);
       return { ...answer, data: new Page(answer.data, async (next) => (await fetchPage(next)).data) };
     };
     return new PagePromise(fetchPage(undefined));
@@ -237,13 +243,14 @@ export class Transport {
   }
 
   #parse<T>(
-    schema: z.ZodMiniType<T> | null,
+    model: PickModel<T>,
+    models: AnswerModels | ModelsUnavailable | undefined,
     text: string,
     status: number,
     requestId: string | null,
     event: { method: HttpMethod; path: string; attempt: number; idempotencyKey: string | undefined; elapsedMs: number },
   ): T {
-    if (schema === null) return undefined as T;
+    if (model === null) return undefined as T;
     let data: unknown;
     try {
       data = JSON.parse(text);
@@ -256,11 +263,19 @@ export class Transport {
       });
     }
     const mode = this.#o.validation;
-    if (mode === 'off') return data as T;
-    const outcome = parseModel(schema, data, mode === 'strict');
+    if (mode === 'off' || models === undefined) return data as T;
+    const strict = mode === 'strict';
+    if (models instanceof ModelsUnavailable) {
+      // The answer arrived but its model did not (a chunk the network refused): unchecked, and said so.
+      const message = `The answer to ${event.method} ${event.path} could not be checked: the answer models did not load (${describe(models.cause)})`;
+      if (strict) throw new ResponseValidationError(message, { status, code: 'response_validation_error', requestId, idempotencyKey: event.idempotencyKey, cause: models.cause });
+      this.#warn({ ...event, message, status, requestId, issues: [] });
+      return data as T;
+    }
+    const outcome = parseModel(model(models), data, strict);
     if (outcome.ok) return outcome.value;
     const message = `The answer to ${event.method} ${event.path} does not match the model`;
-    if (mode === 'strict') {
+    if (strict) {
       throw new ResponseValidationError(`${message}: ${summarizeIssues(outcome.issues, outcome.issues.length)}`, {
         status,
         code: 'response_validation_error',
@@ -269,8 +284,12 @@ export class Transport {
         idempotencyKey: event.idempotencyKey,
       });
     }
-    if (this.#events.listenerCount('warning') > 0) this.#events.emit('warning', { ...event, message, status, requestId, issues: outcome.issues });
+    this.#warn({ ...event, message, status, requestId, issues: outcome.issues });
     return data as T;
+  }
+
+  #warn(event: WarningEvent): void {
+    if (this.#events.listenerCount('warning') > 0) this.#events.emit('warning', event);
   }
 
   #timeout(message: string, idempotencyKey: string | undefined, indeterminate: boolean, cause?: unknown): PixUsdtError {
@@ -282,6 +301,11 @@ export class Transport {
     const { baseUrl, environment, maxRetries, timeoutMs, deadlineMs, validation } = this.#o;
     return { baseUrl, environment, maxRetries, timeoutMs, deadlineMs, validation };
   }
+}
+
+// Why an answer could not be checked: its models failed to load.
+class ModelsUnavailable {
+  constructor(readonly cause: unknown) {}
 }
 
 function parseJson(text: string): Record<string, unknown> | undefined {

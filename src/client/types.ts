@@ -61,7 +61,10 @@ export interface RetryEvent extends BaseEvent {
 
 /** Emitted in `warn` validation mode when an answer does not match its model (the data is returned as received). */
 export interface WarningEvent extends BaseEvent {
-  /** `The answer to <method> <path> does not match the model`. */
+  /**
+   * `The answer to <method> <path> does not match the model`, or (with no `issues`) `... could
+   * not be checked: the answer models did not load (...)` when the models could not be loaded.
+   */
   message: string;
   /** HTTP status of the (successful) answer. */
   status: number;

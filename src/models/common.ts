@@ -12,15 +12,13 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { toIssues, type Issue } from './issues.js';
 import { lazy } from './lazy.js';
+import { strictEnums } from './parse.js';
+
+export { parseModel, type ParseOutcome } from './parse.js';
 
 /** How the client checks what the API returns. */
 export type ValidationMode = 'strict' | 'warn' | 'off';
-
-// Set only for the duration of one synchronous `parse` call (see `parseModel`), so that the
-// same schemas serve the lenient default and strict mode without a second copy of every shape.
-let strictEnums = false;
 
 // Kept beside the schemas (a refinement hides them) for tools that describe the API.
 const OPEN_ENUM_VALUES = new WeakMap<object, readonly string[]>();
@@ -34,7 +32,7 @@ export function openEnum<const T extends readonly [string, ...string[]]>(
   values: T,
 ): z.ZodMiniType<T[number]> {
   const schema = z.string().check(
-    z.refine((v) => !strictEnums || values.includes(v), {
+    z.refine((v) => !strictEnums() || values.includes(v), {
       message: `Expected one of: ${values.join(', ')}`,
     }),
   );
@@ -48,26 +46,6 @@ export function openEnum<const T extends readonly [string, ...string[]]>(
  */
 export function openEnumValues(schema: object): readonly string[] | undefined {
   return OPEN_ENUM_VALUES.get(schema);
-}
-
-/** The outcome of {@link parseModel}. */
-export type ParseOutcome<T> =
-  | { ok: true; value: T }
-  | { ok: false; value: unknown; issues: Issue[] };
-
-/**
- * Parses API data with a model schema. Strict mode also refuses enum values this SDK does
- * not know; the other modes accept them. Requests go through `parseRequest` (./issues.ts).
- */
-export function parseModel<T>(schema: z.ZodMiniType<T>, data: unknown, strict: boolean): ParseOutcome<T> {
-  strictEnums = strict;
-  try {
-    const result = schema.safeParse(data);
-    if (result.success) return { ok: true, value: result.data };
-    return { ok: false, value: data, issues: toIssues(result.error.issues) };
-  } finally {
-    strictEnums = false;
-  }
 }
 
 /** An identifier: a UUID in canonical text form. */

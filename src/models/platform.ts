@@ -6,11 +6,7 @@ import * as z from 'zod/mini';
 import { lazy } from './lazy.js';
 import { ListParams, NullableString, OptionalTimestamp, Timestamp, openEnum } from './common.js';
 
-/**
- * What an API key looks like: `sk_test_` (sandbox) or `sk_live_` (production) and 32 letters
- * and digits. The reference shows only the prefixes; the length is ours (docs/decisions.md).
- */
-export const API_KEY_FORMAT = /^sk_(test|live)_[A-Za-z0-9]{32}$/;
+export { API_KEY_FORMAT } from './api-key.js';
 
 /** An API key. `api_key` (the secret) is present only where it is issued: a rotation, or a new tenant (sandbox). */
 export const ApiKey = /* @__PURE__ */ lazy(() =>

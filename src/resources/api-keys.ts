@@ -2,20 +2,19 @@
  * `client.apiKeys`: list the tenant's keys, rotate one.
  * @module
  */
-import { ApiKey, ApiKeyWithSecret, listOf, type PlainListParams } from '../models/index.js';
+import type { ApiKey, ApiKeyWithSecret, PlainListParams } from '../models/index.js';
 import type { PagePromise } from '../client/pagination.js';
 import type { ApiPromise } from '../client/api-promise.js';
 import type { RequestOptions } from '../client/types.js';
 import { path } from '../internal/path.js';
 import { APIResource } from './resource.js';
 
-const ApiKeyList = listOf(ApiKey);
 
 /** API keys of the tenant. */
 export class ApiKeys extends APIResource {
   /** `GET /v1/api-keys`: the keys, without their secrets. */
   list(params?: PlainListParams, options?: RequestOptions): PagePromise<ApiKey> {
-    return this._list('/v1/api-keys', { schema: ApiKeyList }, params, options);
+    return this._list('/v1/api-keys', { model: (m) => m.ApiKeyList }, params, options);
   }
 
   /**
@@ -23,6 +22,6 @@ export class ApiKeys extends APIResource {
    * secret this once, and revokes the old key immediately. Destructive: not retried on an unknown code.
    */
   rotate(id: string, options?: RequestOptions): ApiPromise<ApiKeyWithSecret> {
-    return this._post(path`/v1/api-keys/${id}/rotate`, { schema: ApiKeyWithSecret, destructive: true }, undefined, options);
+    return this._post(path`/v1/api-keys/${id}/rotate`, { model: (m) => m.ApiKeyWithSecret, destructive: true }, undefined, options);
   }
 }

@@ -4,7 +4,7 @@
  * tenants and the tenant's clock without real payments.
  * @module
  */
-import {
+import type {
   ClockState,
   Conversion,
   EventEnvelope,
@@ -12,15 +12,15 @@ import {
   listOf,
   Tenant,
   Transaction,
-  type AdvanceClockBody,
-  type CreateTenantBody,
-  type ExpireConversionBody,
-  type FailAliasBody,
-  type FailConversionBody,
-  type ForceKycBody,
+  AdvanceClockBody,
+  CreateTenantBody,
+  ExpireConversionBody,
+  FailAliasBody,
+  FailConversionBody,
+  ForceKycBody,
   type ListEventsParams,
-  type SimulateDepositBody,
-  type SimulatePaymentBody,
+  SimulateDepositBody,
+  SimulatePaymentBody,
 } from '../models/index.js';
 import type { Transport } from '../client/transport.js';
 import type { ApiPromise } from '../client/api-promise.js';
@@ -35,37 +35,37 @@ const EventList = listOf(EventEnvelope);
 export class ConversionTestHelpers extends APIResource {
   /** Onramp: the Pix payment arrives (`amount` defaults to the quoted one); `settle: true` also completes it. */
   simulateOnrampPixPaid(id: string, body: SimulatePaymentBody = {}, options?: RequestOptions): ApiPromise<Conversion> {
-    return this._post(path`/v1/test_helpers/conversions/${id}/simulate-onramp-pix-paid`, { schema: Conversion }, body, options);
+    return this._post(path`/v1/test_helpers/conversions/${id}/simulate-onramp-pix-paid`, { model: (m) => m.Conversion }, body, options);
   }
 
   /** Offramp: the USDT deposit is confirmed (full: funded; under or over: standby); `settle: true` also completes it. */
   simulateOfframpDeposit(id: string, body: SimulatePaymentBody = {}, options?: RequestOptions): ApiPromise<Conversion> {
-    return this._post(path`/v1/test_helpers/conversions/${id}/simulate-offramp-deposit`, { schema: Conversion }, body, options);
+    return this._post(path`/v1/test_helpers/conversions/${id}/simulate-offramp-deposit`, { model: (m) => m.Conversion }, body, options);
   }
 
   /** Expires an `awaiting_deposit` conversion. */
   expire(id: string, body: ExpireConversionBody = {}, options?: RequestOptions): ApiPromise<Conversion> {
-    return this._post(path`/v1/test_helpers/conversions/${id}/expire`, { schema: Conversion }, body, options);
+    return this._post(path`/v1/test_helpers/conversions/${id}/expire`, { model: (m) => m.Conversion }, body, options);
   }
 
   /** Fails the conversion with `reason`. */
   fail(id: string, body: FailConversionBody, options?: RequestOptions): ApiPromise<Conversion> {
-    return this._post(path`/v1/test_helpers/conversions/${id}/fail`, { schema: Conversion }, body, options);
+    return this._post(path`/v1/test_helpers/conversions/${id}/fail`, { model: (m) => m.Conversion }, body, options);
   }
 
   /** Alias path of the webhook testing guide: `/deposit` with a required `amount`. */
   deposit(id: string, body: SimulateDepositBody, options?: RequestOptions): ApiPromise<Conversion> {
-    return this._post(path`/v1/test_helpers/conversions/${id}/deposit`, { schema: Conversion }, body, options);
+    return this._post(path`/v1/test_helpers/conversions/${id}/deposit`, { model: (m) => m.Conversion }, body, options);
   }
 
   /** Alias path of the webhook testing guide: `/fail-crypto`. */
   failCrypto(id: string, body: FailAliasBody = {}, options?: RequestOptions): ApiPromise<Conversion> {
-    return this._post(path`/v1/test_helpers/conversions/${id}/fail-crypto`, { schema: Conversion }, body, options);
+    return this._post(path`/v1/test_helpers/conversions/${id}/fail-crypto`, { model: (m) => m.Conversion }, body, options);
   }
 
   /** Alias path of the webhook testing guide: `/fail-pix`. */
   failPix(id: string, body: FailAliasBody = {}, options?: RequestOptions): ApiPromise<Conversion> {
-    return this._post(path`/v1/test_helpers/conversions/${id}/fail-pix`, { schema: Conversion }, body, options);
+    return this._post(path`/v1/test_helpers/conversions/${id}/fail-pix`, { model: (m) => m.Conversion }, body, options);
   }
 }
 
@@ -73,7 +73,7 @@ export class ConversionTestHelpers extends APIResource {
 export class TransactionTestHelpers extends APIResource {
   /** `POST /v1/test_helpers/transactions/{id}/pay`: the Pix payment of a transaction arrives. */
   pay(id: string, body: SimulatePaymentBody = {}, options?: RequestOptions): ApiPromise<Transaction> {
-    return this._post(path`/v1/test_helpers/transactions/${id}/pay`, { schema: Transaction }, body, options);
+    return this._post(path`/v1/test_helpers/transactions/${id}/pay`, { model: (m) => m.Transaction }, body, options);
   }
 }
 
@@ -81,7 +81,7 @@ export class TransactionTestHelpers extends APIResource {
 export class UserTestHelpers extends APIResource {
   /** Forces the KYC outcome (`approved`, `rejected`, `in_review`, `expired`); answers the KYC status view. */
   kyc(id: string, body: ForceKycBody, options?: RequestOptions): ApiPromise<KycStatusView> {
-    return this._post(path`/v1/test_helpers/users/${id}/kyc`, { schema: KycStatusView }, body, options);
+    return this._post(path`/v1/test_helpers/users/${id}/kyc`, { model: (m) => m.KycStatusView }, body, options);
   }
 }
 
@@ -89,7 +89,7 @@ export class UserTestHelpers extends APIResource {
 export class TenantTestHelpers extends APIResource {
   /** `POST /v1/test_helpers/tenants`: a new isolated tenant and its first API key (with its secret). */
   create(body: CreateTenantBody = {}, options?: RequestOptions): ApiPromise<Tenant> {
-    return this._post('/v1/test_helpers/tenants', { schema: Tenant }, body, options);
+    return this._post('/v1/test_helpers/tenants', { model: (m) => m.Tenant }, body, options);
   }
 }
 
@@ -97,12 +97,12 @@ export class TenantTestHelpers extends APIResource {
 export class ClockTestHelpers extends APIResource {
   /** `GET /v1/test_helpers/clock`. */
   retrieve(options?: RequestOptions): ApiPromise<ClockState> {
-    return this._get('/v1/test_helpers/clock', { schema: ClockState }, options);
+    return this._get('/v1/test_helpers/clock', { model: (m) => m.ClockState }, options);
   }
 
   /** `POST /v1/test_helpers/clock/advance` `{ seconds }`: timers due in that span fire, in order. */
   advance(body: AdvanceClockBody, options?: RequestOptions): ApiPromise<ClockState> {
-    return this._post('/v1/test_helpers/clock/advance', { schema: ClockState }, body, options);
+    return this._post('/v1/test_helpers/clock/advance', { model: (m) => m.ClockState }, body, options);
   }
 }
 

@@ -2,15 +2,14 @@
  * `client.users`: the partner's end customers.
  * @module
  */
-import {
+import type {
   LimitUpgradeRequest,
   User,
   WalletBalance,
-  listOf,
-  type CreateUserBody,
-  type LimitUpgradeRequestBody,
-  type ListUsersParams,
-  type UpdateUserBody,
+  CreateUserBody,
+  LimitUpgradeRequestBody,
+  ListUsersParams,
+  UpdateUserBody,
 } from '../models/index.js';
 import type { PagePromise } from '../client/pagination.js';
 import type { ApiPromise } from '../client/api-promise.js';
@@ -18,42 +17,41 @@ import type { RequestOptions } from '../client/types.js';
 import { path } from '../internal/path.js';
 import { APIResource } from './resource.js';
 
-const UserList = listOf(User);
 
 /** End customers of the partner. */
 export class Users extends APIResource {
   /** `POST /v1/users`: registers a user (CPF validated; the document is immutable afterwards). */
   create(body: CreateUserBody, options?: RequestOptions): ApiPromise<User> {
-    return this._post('/v1/users', { schema: User }, body, options);
+    return this._post('/v1/users', { model: (m) => m.User }, body, options);
   }
 
   /** `GET /v1/users`: a page of users, async-iterable over all of them. Filters: `kyc_status`, `cpf`, `external_id`. */
   list(params?: ListUsersParams, options?: RequestOptions): PagePromise<User> {
-    return this._list('/v1/users', { schema: UserList }, params, options);
+    return this._list('/v1/users', { model: (m) => m.UserList }, params, options);
   }
 
   /** `GET /v1/users/{id}`. */
   retrieve(id: string, options?: RequestOptions): ApiPromise<User> {
-    return this._get(path`/v1/users/${id}`, { schema: User }, options);
+    return this._get(path`/v1/users/${id}`, { model: (m) => m.User }, options);
   }
 
   /** `PATCH /v1/users/{id}`: the document cannot change. */
   update(id: string, body: UpdateUserBody, options?: RequestOptions): ApiPromise<User> {
-    return this._patch(path`/v1/users/${id}`, { schema: User }, body, options);
+    return this._patch(path`/v1/users/${id}`, { model: (m) => m.User }, body, options);
   }
 
   /** `DELETE /v1/users/{id}`: a soft delete; the API answers 204 with no body. */
   delete(id: string, options?: RequestOptions): ApiPromise<void> {
-    return this._delete(path`/v1/users/${id}`, { schema: null }, options);
+    return this._delete(path`/v1/users/${id}`, { model: null }, options);
   }
 
   /** `GET /v1/users/{id}/wallet`: the user's USDT balance. */
   wallet(id: string, options?: RequestOptions): ApiPromise<WalletBalance> {
-    return this._get(path`/v1/users/${id}/wallet`, { schema: WalletBalance }, options);
+    return this._get(path`/v1/users/${id}/wallet`, { model: (m) => m.WalletBalance }, options);
   }
 
   /** `POST /v1/users/{user_id}/limit-upgrade-requests` (answers `limit_upgrade_not_available` for now). */
   requestLimitUpgrade(id: string, body: LimitUpgradeRequestBody = {}, options?: RequestOptions): ApiPromise<LimitUpgradeRequest> {
-    return this._post(path`/v1/users/${id}/limit-upgrade-requests`, { schema: LimitUpgradeRequest }, body, options);
+    return this._post(path`/v1/users/${id}/limit-upgrade-requests`, { model: (m) => m.LimitUpgradeRequest }, body, options);
   }
 }

@@ -2,7 +2,7 @@
  * `client.webhookDeliveries`: one event's delivery to one endpoint, with every attempt.
  * @module
  */
-import { WebhookDelivery } from '../models/index.js';
+import type { WebhookDelivery } from '../models/index.js';
 import type { ApiPromise } from '../client/api-promise.js';
 import type { RequestOptions } from '../client/types.js';
 import { path } from '../internal/path.js';
@@ -12,11 +12,11 @@ import { APIResource } from './resource.js';
 export class WebhookDeliveries extends APIResource {
   /** `GET /v1/webhook_deliveries/{id}`. */
   retrieve(id: string, options?: RequestOptions): ApiPromise<WebhookDelivery> {
-    return this._get(path`/v1/webhook_deliveries/${id}`, { schema: WebhookDelivery }, options);
+    return this._get(path`/v1/webhook_deliveries/${id}`, { model: (m) => m.WebhookDelivery }, options);
   }
 
   /** `POST /v1/webhook_deliveries/{id}/redeliver`: queues a new attempt of the same event. */
   redeliver(id: string, options?: RequestOptions): ApiPromise<WebhookDelivery> {
-    return this._post(path`/v1/webhook_deliveries/${id}/redeliver`, { schema: WebhookDelivery }, undefined, options);
+    return this._post(path`/v1/webhook_deliveries/${id}/redeliver`, { model: (m) => m.WebhookDelivery }, undefined, options);
   }
 }

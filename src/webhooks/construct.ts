@@ -59,42 +59,58 @@ export function constructEvent(request: Request, secret: WebhookSecret, options?
  * @param secret The endpoint secret (`whsec_...`), or several during a rotation.
  */
 export function constructEvent(rawBody: RawBody | undefined, headers: HeadersInput, secret: WebhookSecret, options?: ConstructEventOptions): Promise<WebhookEvent>;
-export async function constructEvent(
+export function constructEvent(
   first: unknown,
   second: HeadersInput | WebhookSecret,
   third?: WebhookSecret | ConstructEventOptions,
   fourth?: ConstructEventOptions,
 ): Promise<WebhookEvent> {
-  const fromRequest = isRequest(first);
-  const headers = (fromRequest ? first : second) as HeadersInput;
-  const secret = (fromRequest ? second : third) as WebhookSecret;
-  const opts = ((fromRequest ? third : fourth) as ConstructEventOptions | undefined) ?? {};
-  // Bytes rather than text(): text() would replace invalid UTF-8 and so change what was signed.
-  const source = first == null && isRequest(headers) ? headers : first;
-  const body = toBody(isRequest(source) ? new Uint8Array(await source.arrayBuffer()) : source);
-  const verified = verifyBody(body, getHeader(headers, opts.signatureHeader ?? SIGNATURE_HEADER), secret, opts);
-  let event: WebhookEvent;
-  if (typeof verified === 'number') {
-    event = parseEvent(bodyText(body));
-  } else {
-    // WebCrypto signs off the main thread (a worker thread on Node): parse the body meanwhile.
-    // Nothing parsed is used, nor any parse failure reported, before the signature is good.
-    try {
-      event = parseEvent(bodyText(body));
-    } catch (error) {
-      await verified;
-      throw error;
-    }
-    await verified;
+  // Not an async function: its promise machinery costs a few percent of a verification in a
+  // browser (bench/webhooks-browser.ts). Every failure still comes back as a rejection.
+  try {
+    // Bytes rather than text(): text() would replace invalid UTF-8 and so change what was signed.
+    if (isRequest(first)) return first.arrayBuffer().then((bytes) => construct(new Uint8Array(bytes), first, second as WebhookSecret, third as ConstructEventOptions | undefined));
+    if (first == null && isRequest(second)) return second.arrayBuffer().then((bytes) => construct(new Uint8Array(bytes), second, third as WebhookSecret, fourth));
+    return construct(first, second as HeadersInput, third as WebhookSecret, fourth);
+  } catch (error) {
+    return Promise.reject(error);
   }
+}
 
+function construct(raw: unknown, headers: HeadersInput, secret: WebhookSecret, opts: ConstructEventOptions = {}): Promise<WebhookEvent> {
+  const body = toBody(raw);
+  let event: WebhookEvent | undefined;
+  let unreadable: { error: unknown } | undefined;
+  // Runs once the signature and the time are good, never before.
+  const verified = (): WebhookEvent | Promise<WebhookEvent> => {
+    if (unreadable) throw unreadable.error;
+    return accept((event ??= parseEvent(bodyText(body))), headers, opts);
+  };
+  const outcome = verifyBody(body, getHeader(headers, opts.signatureHeader ?? SIGNATURE_HEADER), secret, opts, verified);
+  // node:crypto verified at once (and `verified` ran): done.
+  if (event !== undefined) return Promise.resolve(outcome);
+  // WebCrypto signs off the main thread (a worker thread on Node): parse the body meanwhile.
+  // Nothing parsed is used, nor any parse failure reported, before the signature is good.
+  try {
+    event = parseEvent(bodyText(body));
+  } catch (error) {
+    unreadable = { error };
+  }
+  return outcome as Promise<WebhookEvent>; // the sign's promise, `verified` chained on it
+}
+
+// After the signature: the event id header, then the seen-id store.
+function accept(event: WebhookEvent, headers: HeadersInput, opts: ConstructEventOptions): WebhookEvent | Promise<WebhookEvent> {
   const headerId = getHeader(headers, opts.eventIdHeader ?? EVENT_ID_HEADER);
   if (headerId !== undefined && headerId !== event.id) fail('event_id_mismatch', 'The event id header does not match the id of the signed event');
   const { seen } = opts;
-  if (seen) {
-    const has = seen.has(event.id);
-    if (typeof has === 'boolean' ? has : await has) throw new DuplicateEventError(event.id);
-    await seen.add(event.id);
-  }
+  if (!seen) return event;
+  const has = seen.has(event.id);
+  return typeof has === 'boolean' ? record(has, seen, event) : Promise.resolve(has).then((h) => record(h, seen, event));
+}
+
+async function record(has: boolean, seen: SeenEventStore, event: WebhookEvent): Promise<WebhookEvent> {
+  if (has) throw new DuplicateEventError(event.id);
+  await seen.add(event.id);
   return event;
 }

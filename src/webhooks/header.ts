@@ -4,8 +4,8 @@ import { fail } from './errors.js';
 export interface SignatureHeader {
   /** The timestamp exactly as written: the signed text is `{t}.{raw_body}`. */
   t: string;
-  /** Every `v1=` value, decoded to 32 bytes. */
-  v1: Uint8Array[];
+  /** Every `v1=` value: 64 hex digits (either case), checked, not decoded (see {@link hexMatches}). */
+  v1: string[];
 }
 
 const UNIX_SECONDS = /^\d{1,15}$/;
@@ -14,11 +14,11 @@ const UNIX_SECONDS = /^\d{1,15}$/;
  * @internal Parses the signature header. Unknown schemes (`v0=`, a future `v2=`) are ignored
  * so that the platform can add one without breaking receivers; anything else out of shape is
  * `malformed_header`. Node joins repeated headers with `", "`, hence the spaces allowed around
- * items. A hand-written scanner (no split): it runs on every delivery.
+ * items. A hand-written scanner (no split, no decoding): it runs on every delivery.
  */
 export function parseSignatureHeader(header: string): SignatureHeader {
   let t: string | undefined;
-  const v1: Uint8Array[] = [];
+  const v1: string[] = [];
   for (let start = 0; start <= header.length; ) {
     let end = header.indexOf(',', start);
     if (end < 0) end = header.length;
@@ -35,9 +35,8 @@ export function parseSignatureHeader(header: string): SignatureHeader {
       if (t !== undefined && t !== value) malformed('two different t=');
       t = value;
     } else if (key === 'v1') {
-      const bytes = to - eq - 1 === 64 ? hexToBytes(header, eq + 1, 32) : null;
-      if (!bytes) malformed('a v1= is not 64 hex digits');
-      v1.push(bytes);
+      if (to - eq - 1 !== 64 || !isHex(header, eq + 1, to)) malformed('a v1= is not 64 hex digits');
+      v1.push(header.slice(eq + 1, to));
     }
     start = end + 1;
   }
@@ -50,22 +49,38 @@ function malformed(detail: string): never {
   return fail('malformed_header', `Malformed signature header (${detail}); expected t=<unix seconds>,v1=<hex>`);
 }
 
-function nibble(code: number): number {
-  if (code >= 48 && code <= 57) return code - 48; // 0-9
-  code |= 32; // lowercase
-  return code >= 97 && code <= 102 ? code - 87 : -1; // a-f
+function isHex(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i) | 32; // lower case; digits are unchanged
+    if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) return false;
+  }
+  return true;
 }
 
-/** @internal `length` bytes of hex read from `hex` at `offset`, or null on a non-hex character. No slices. */
-export function hexToBytes(hex: string, offset = 0, length = hex.length >> 1): Uint8Array | null {
-  const bytes = new Uint8Array(length);
-  for (let i = 0; i < length; i++) {
-    const hi = nibble(hex.charCodeAt(offset + i * 2));
-    const lo = nibble(hex.charCodeAt(offset + i * 2 + 1));
-    if (hi < 0 || lo < 0) return null;
-    bytes[i] = (hi << 4) | lo;
+/**
+ * @internal Whether `digest` (32 raw bytes from WebCrypto, or 64 lower-case hex digits from
+ * node:crypto) equals `hex` (a checked `v1=` value, either case), in constant time: every
+ * position is read and folded into one difference, with no branch and no early exit on what it
+ * holds. Reading the hex in place saves decoding each `v1=` into a fresh buffer (an allocation
+ * per delivery; allocations are slow in browsers). test/webhooks/constant-time.test.ts counts the reads.
+ */
+export function hexMatches(digest: Uint8Array | string, hex: string): boolean {
+  let diff = 0;
+  if (typeof digest === 'string') {
+    if (digest.length !== 64) return false;
+    // `| 32` lower-cases A-F and leaves 0-9 as they are.
+    for (let i = 0; i < 64; i++) diff |= digest.charCodeAt(i) ^ (hex.charCodeAt(i) | 32);
+  } else {
+    if (digest.length !== 32) return false;
+    for (let i = 0; i < 32; i++) {
+      // A hex digit's value without a branch: (c & 15) is 0-9 for digits and 1-6 for a-f, which
+      // `c >> 6` (1 for letters only) moves up by 9.
+      const hi = hex.charCodeAt(2 * i) | 32;
+      const lo = hex.charCodeAt(2 * i + 1) | 32;
+      diff |= (digest[i] as number) ^ ((((hi & 15) + 9 * (hi >> 6)) << 4) | ((lo & 15) + 9 * (lo >> 6)));
+    }
   }
-  return bytes;
+  return diff === 0;
 }
 
 /** @internal Bytes to lowercase hex. */

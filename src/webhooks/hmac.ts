@@ -16,7 +16,6 @@ interface NodeHmac {
 interface NodeCrypto {
   createHmac(algorithm: 'sha256', key: unknown): NodeHmac;
   createSecretKey(key: Uint8Array): unknown;
-  timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean;
 }
 
 let nodeCrypto: NodeCrypto | null | undefined;
@@ -104,14 +103,4 @@ export function hmac(secret: string, t: string, body: Body, engine: CryptoEngine
   const h = node.createHmac('sha256', key);
   // One update for text (one call into C++), two for bytes (no copy).
   return (typeof body === 'string' ? h.update(`${t}.${body}`) : h.update(`${t}.`).update(body)).digest('hex');
-}
-
-/** @internal Constant-time comparison of two digests (node:crypto's where it exists). */
-export function digestsEqual(a: Uint8Array, b: Uint8Array, engine: CryptoEngine | undefined): boolean {
-  if (a.length !== b.length) return false;
-  const node = engine === 'webcrypto' ? null : getNodeCrypto();
-  if (node) return node.timingSafeEqual(a, b);
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= (a[i] as number) ^ (b[i] as number);
-  return diff === 0;
 }

@@ -1,7 +1,7 @@
 import { toBody, type Body, type RawBody } from './body.js';
 import { fail } from './errors.js';
-import { bytesToHex, hexToBytes, parseSignatureHeader } from './header.js';
-import { digestsEqual, hmac, type CryptoEngine } from './hmac.js';
+import { bytesToHex, hexMatches, parseSignatureHeader } from './header.js';
+import { hmac, type CryptoEngine } from './hmac.js';
 
 /** One signing secret (`whsec_...`), or several during a rotation's grace period. */
 export type WebhookSecret = string | readonly string[];
@@ -78,12 +78,13 @@ export async function signPayload(rawBody: RawBody, secret: WebhookSecret, optio
   return header;
 }
 
-function check(digests: readonly (string | ArrayBuffer)[], v1: readonly Uint8Array[], t: string, tolerance: number, options: VerifyOptions): number {
+function check(digests: readonly (string | ArrayBuffer)[], v1: readonly string[], t: string, tolerance: number, options: VerifyOptions): number {
   // Signature first, then time: a "too old" verdict is only ever given to a genuine signature.
+  // Every digest is compared with every v1= (no early exit), each comparison in constant time.
   let matched = false;
   for (const digest of digests) {
-    const bytes = typeof digest === 'string' ? (hexToBytes(digest) as Uint8Array) : new Uint8Array(digest);
-    for (const candidate of v1) if (digestsEqual(bytes, candidate, options.engine)) matched = true;
+    const bytes = typeof digest === 'string' ? digest : new Uint8Array(digest);
+    for (const candidate of v1) if (hexMatches(bytes, candidate)) matched = true;
   }
   if (!matched) fail('no_matching_signature', 'No signature matches the body with the secret given');
   const signedAt = Number(t);
@@ -94,11 +95,19 @@ function check(digests: readonly (string | ArrayBuffer)[], v1: readonly Uint8Arr
 }
 
 /**
- * @internal {@link verifySignature} on an already-normalized body. Synchronous on the
- * node:crypto path; with WebCrypto, every `subtle.sign` has started when this returns, so
- * that `constructEvent` parses the body while they run.
+ * @internal {@link verifySignature} on an already-normalized body, then `after(signedAt)` once
+ * the signature and the time are good. Synchronous on the node:crypto path; with WebCrypto,
+ * every `subtle.sign` has started when this returns, so that `constructEvent` parses the body
+ * while they run, and `after` runs in the same reaction as the check (no promise more than the
+ * sign's own).
  */
-export function verifyBody(body: Body, header: SignatureHeaderValue, secret: WebhookSecret, options: VerifyOptions): number | Promise<number> {
+export function verifyBody<R>(
+  body: Body,
+  header: SignatureHeaderValue,
+  secret: WebhookSecret,
+  options: VerifyOptions,
+  after: (signedAt: number) => R,
+): R | Promise<Awaited<R>> {
   const { toleranceSeconds = DEFAULT_TOLERANCE, engine } = options;
   if (!(toleranceSeconds >= 0)) throw new TypeError('Invalid toleranceSeconds');
   const secrets = secretList(secret);
@@ -110,10 +119,12 @@ export function verifyBody(body: Body, header: SignatureHeaderValue, secret: Web
   const digests: (string | Promise<ArrayBuffer>)[] = [];
   for (const s of secrets) digests.push(hmac(s, t, body, engine));
   const first = digests[0] as string | Promise<ArrayBuffer>;
-  if (typeof first === 'string') return check(digests as string[], v1, t, toleranceSeconds, options);
-  if (digests.length === 1) return first.then((digest) => check([digest], v1, t, toleranceSeconds, options));
-  return Promise.all(digests).then((list) => check(list, v1, t, toleranceSeconds, options));
+  if (typeof first === 'string') return after(check(digests as string[], v1, t, toleranceSeconds, options));
+  if (digests.length === 1) return first.then((digest) => after(check([digest], v1, t, toleranceSeconds, options))) as Promise<Awaited<R>>;
+  return Promise.all(digests).then((list) => after(check(list, v1, t, toleranceSeconds, options))) as Promise<Awaited<R>>;
 }
+
+const signedAt = (t: number): number => t;
 
 /**
  * Verifies a signature header against the raw body. Resolves when one `v1=` value is the
@@ -127,5 +138,5 @@ export function verifyBody(body: Body, header: SignatureHeaderValue, secret: Web
  * @returns The signed timestamp, in unix seconds.
  */
 export async function verifySignature(rawBody: RawBody, header: SignatureHeaderValue, secret: WebhookSecret, options: VerifyOptions = {}): Promise<number> {
-  return verifyBody(toBody(rawBody), header, secret, options);
+  return verifyBody(toBody(rawBody), header, secret, options, signedAt);
 }

@@ -5,18 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
-import type {
-  CreateQuoteBody} from '../../src/index.js';
-import {
-  ListUsersParams,
-  PixUsdt,
-  describeReceived,
-  isClientValidationError,
-  isValidationError,
-  parseRequest,
-  summarizeIssues,
-  type PixUsdtError,
-} from '../../src/index.js';
+import type { CreateQuoteBody } from '../../src/index.js';
+import { PixUsdt, isClientValidationError, isValidationError, type PixUsdtError } from '../../src/index.js';
+import { ListUsersParams } from '../../src/models/public.js';
+import { describeReceived, parseRequest, summarizeIssues } from '../../src/models/issues.js';
 import { createSandbox } from '../../src/sandbox/index.js';
 
 const USER = '00000000-0000-4000-8000-000000000000';

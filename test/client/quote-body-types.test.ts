@@ -5,15 +5,9 @@
  * directives and the typecheck fails. The `expectTypeOf` lines fail the same way.
  */
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import type {
-  OfframpQuoteBody,
-  OnrampQuoteBody,
-  PixUsdt} from '../../src/index.js';
-import {
-  CreateQuoteBody,
-  parseRequest,
-  type QuoteAmount,
-} from '../../src/index.js';
+import type { OfframpQuoteBody, OnrampQuoteBody, PixUsdt, QuoteAmount } from '../../src/index.js';
+import { CreateQuoteBody } from '../../src/models/public.js';
+import { parseRequest } from '../../src/models/issues.js';
 
 const USER = '00000000-0000-4000-8000-000000000000';
 const onramp = {

@@ -28,19 +28,23 @@ describe.each(entries)('$name ($file)', ({ file, type }) => {
     expect(existsSync(`${root}${file}`), `${file} is missing: run npm run build`).toBe(true);
   });
 
-  it('builds no schema until one is used', () => {
+  it('builds no schema until an answer is checked, and loads the answer models then', () => {
     const load = type === 'module' ? `const m = await import(${JSON.stringify(`${root}${file}`)});` : `const m = require(${JSON.stringify(`${root}${file}`)});`;
-    const result = run(
-      `${COUNT_SCHEMAS} ${load}
-      new m.PixUsdt({ apiKey: ${JSON.stringify(API_KEY)} });
+    const script = `${COUNT_SCHEMAS} ${load}
+      const client = new m.PixUsdt({
+        apiKey: ${JSON.stringify(API_KEY)}, validation: 'strict', maxRetries: 0,
+        fetch: async () => new Response('{}', { status: 200, headers: { 'content-type': 'application/json' } }),
+      });
       const atLoad = built;
-      m.Conversion.safeParse({});
-      process.stdout.write(JSON.stringify({ atLoad, afterUse: built }));`,
-      type,
-    );
+      const outcome = await client.conversions.retrieve('c1').then(() => 'accepted', (e) => e.name);
+      process.stdout.write(JSON.stringify({ atLoad, afterUse: built, outcome }));`;
+    // CommonJS has no top-level await: the same script in an async function.
+    const result = run(type === 'module' ? script : `(async () => { ${script} })();`, type);
     expect(result['atLoad']).toBe(0);
-    // Using one model builds it and what it nests: the count above could have seen schemas.
+    // Checking one answer builds its model and what it nests (the count above could have seen
+    // schemas), and refuses an empty object as a Conversion.
     expect(result['afterUse']).toBeGreaterThan(10);
+    expect(result['outcome']).toBe('ResponseValidationError');
   });
 });
 

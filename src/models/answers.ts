@@ -1,0 +1,85 @@
+/**
+ * The models of every answer the client reads: what the client loads beside its first request
+ * that needs them (src/client/answer-models.ts). In a browser app they are a chunk of their
+ * own, with zod, so that the app's first script carries the client alone, and a client with
+ * `validation: 'off'` never loads them. Resources pick their model with a selector,
+ * `(m) => m.User`.
+ *
+ * Nothing of the client entry imports this module statically: a bundler assigns whole files to
+ * chunks, so one static import of a file of schemas would put every schema and zod back into
+ * the first script (test/package/bundle.test.ts measures it).
+ * @module
+ */
+import type * as z from 'zod/mini';
+import { listOf, type ListEnvelope } from './common.js';
+import { Conversion, Transaction } from './conversions.js';
+import {
+  ApiKey,
+  ApiKeyWithSecret,
+  ClockState,
+  DeletedWebhookEndpoint,
+  RotatedWebhookSecret,
+  Tenant,
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookEndpointWithSecret,
+} from './platform.js';
+import { Quote } from './quotes.js';
+import { KycStatusView, LimitUpgradeRequest, User, WalletBalance } from './users.js';
+
+type Model<T> = z.ZodMiniType<T>;
+type ListModel<T> = z.ZodMiniType<ListEnvelope<T>>;
+
+/** The model of each answer the client reads, by name (pages of a listing: `<Model>List`). */
+export interface AnswerModels {
+  ApiKey: Model<ApiKey>;
+  ApiKeyList: ListModel<ApiKey>;
+  ApiKeyWithSecret: Model<ApiKeyWithSecret>;
+  ClockState: Model<ClockState>;
+  Conversion: Model<Conversion>;
+  ConversionList: ListModel<Conversion>;
+  DeletedWebhookEndpoint: Model<DeletedWebhookEndpoint>;
+  KycStatusView: Model<KycStatusView>;
+  LimitUpgradeRequest: Model<LimitUpgradeRequest>;
+  Quote: Model<Quote>;
+  QuoteList: ListModel<Quote>;
+  RotatedWebhookSecret: Model<RotatedWebhookSecret>;
+  Tenant: Model<Tenant>;
+  Transaction: Model<Transaction>;
+  TransactionList: ListModel<Transaction>;
+  User: Model<User>;
+  UserList: ListModel<User>;
+  WalletBalance: Model<WalletBalance>;
+  WebhookDelivery: Model<WebhookDelivery>;
+  WebhookDeliveryList: ListModel<WebhookDelivery>;
+  WebhookEndpoint: Model<WebhookEndpoint>;
+  WebhookEndpointList: ListModel<WebhookEndpoint>;
+  WebhookEndpointWithSecret: Model<WebhookEndpointWithSecret>;
+}
+
+/** Every answer model (each schema is still built on its first use: ./lazy.ts). */
+export const ANSWER_MODELS: AnswerModels = {
+  ApiKey,
+  ApiKeyList: listOf(ApiKey),
+  ApiKeyWithSecret,
+  ClockState,
+  Conversion,
+  ConversionList: listOf(Conversion),
+  DeletedWebhookEndpoint,
+  KycStatusView,
+  LimitUpgradeRequest,
+  Quote,
+  QuoteList: listOf(Quote),
+  RotatedWebhookSecret,
+  Tenant,
+  Transaction,
+  TransactionList: listOf(Transaction),
+  User,
+  UserList: listOf(User),
+  WalletBalance,
+  WebhookDelivery,
+  WebhookDeliveryList: listOf(WebhookDelivery),
+  WebhookEndpoint,
+  WebhookEndpointList: listOf(WebhookEndpoint),
+  WebhookEndpointWithSecret,
+};

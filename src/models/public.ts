@@ -1,0 +1,108 @@
+/**
+ * `pix-usdt/models`: the zod schemas (from `zod/mini`) of every resource, request body and query
+ * of the API, and the values they are built from (states, reasons, kinds). A schema and its type
+ * share a name; the types are also exported by `pix-usdt`, which carries no schema so that a
+ * browser app that only calls the API ships no zod in its first script (docs/decisions.md,
+ * "Packaging"). The client loads the answer models itself, beside its first request.
+ *
+ * Every name here is meant: test/package/public-names.test.ts lists them, and adding one is
+ * one line there.
+ * @module
+ */
+export {
+  Uuid,
+  Decimal,
+  Timestamp,
+  Metadata,
+  ErrorIssue,
+  ErrorEnvelope,
+  Limit,
+  ListParams,
+  type ListEnvelope,
+  type ValidationMode,
+} from './common.js';
+export {
+  KYC_STATUSES,
+  KYC_SUBMISSION_STATUSES,
+  User,
+  CreateUserBody,
+  UpdateUserBody,
+  ListUsersParams,
+  WalletBalance,
+  LimitUpgradeRequestBody,
+  LimitUpgradeRequest,
+  KycSubmission,
+  KycStatusView,
+  type KycStatus,
+} from './users.js';
+export {
+  QUOTE_STATUSES,
+  PIX_KEY_TYPES,
+  NETWORKS,
+  Quote,
+  OnrampQuoteBody,
+  OfframpQuoteBody,
+  CreateQuoteBody,
+  ListQuotesParams,
+  AcceptQuoteBody,
+  type QuoteAmount,
+  type QuoteStatus,
+  type PixKeyType,
+} from './quotes.js';
+export {
+  CONVERSION_STATUSES,
+  STANDBY_REASONS,
+  FAIL_REASONS,
+  FAILURE_REASONS,
+  TRANSACTION_TYPES,
+  TRANSACTION_STATUSES,
+  KYC_HELPER_STATUSES,
+  Conversion,
+  ListConversionsParams,
+  Transaction,
+  CreateTransactionBody,
+  ListTransactionsParams,
+  SimulatePaymentBody,
+  SimulateDepositBody,
+  ExpireConversionBody,
+  FailConversionBody,
+  FailAliasBody,
+  ForceKycBody,
+  type ConversionStatus,
+  type StandbyReason,
+  type FailReason,
+  type FailureReason,
+  type TransactionType,
+  type TransactionStatus,
+} from './conversions.js';
+export {
+  API_KEY_FORMAT,
+  ApiKey,
+  ApiKeyWithSecret,
+  EVENT_TYPES,
+  WEBHOOK_ENDPOINT_STATUSES,
+  WebhookEndpoint,
+  WebhookEndpointWithSecret,
+  RotatedWebhookSecret,
+  CreateWebhookEndpointBody,
+  UpdateWebhookEndpointBody,
+  RotateWebhookSecretBody,
+  DeletedWebhookEndpoint,
+  WEBHOOK_DELIVERY_STATUSES,
+  WebhookDeliveryAttempt,
+  WebhookDelivery,
+  ListWebhookDeliveriesParams,
+  EventEnvelope,
+  CreateTenantBody,
+  Tenant,
+  ClockState,
+  AdvanceClockBody,
+  PriceFeed,
+  SetPriceBody,
+  SandboxLimits,
+  SetLimitsBody,
+  SandboxSettings,
+  SetSettingsBody,
+  PlainListParams,
+  type EventType,
+} from './platform.js';
