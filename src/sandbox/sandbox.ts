@@ -125,6 +125,18 @@ export interface SandboxHooks {
   onCommit?: CommitHook;
 }
 
+/** The layers behind a sandbox, for benches and structural tests (not exported by `pix-usdt/sandbox`). */
+export interface SandboxInternals extends Parts {
+  inspection: Inspection;
+}
+
+const INTERNALS = new WeakMap<Sandbox, SandboxInternals>();
+
+/** The layers behind a sandbox made by `createSandbox` (`undefined` for any other object). */
+export function internalsOf(sandbox: Sandbox): SandboxInternals | undefined {
+  return INTERNALS.get(sandbox);
+}
+
 /** The sandbox behind `createSandbox`. */
 export class SandboxImpl implements Sandbox {
   readonly #platform: Platform;
@@ -167,6 +179,7 @@ export class SandboxImpl implements Sandbox {
     const parts = { platform, requests: app.requests, webhooks: webhooks.records, hasRoute: (method: string, path: string) => app.router.match(method, path) !== null };
     this.#inspection = new Inspection(parts);
     this.inspector = createInspector(this.#inspection, parts, this.fetch);
+    INTERNALS.set(this, { platform, app, webhooks, faults, inspection: this.#inspection });
   }
 
   #tenant(id: string): TenantState {

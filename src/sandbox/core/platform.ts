@@ -13,8 +13,10 @@ import { Clock, type Timer } from './clock.js';
 import { DEFAULT_LIMITS, type LimitSettings, type Usage } from './limits.js';
 import { DEFAULT_PRICING, type PricingSettings } from './pricing.js';
 import { Random } from './random.js';
+import { PackedEvent } from './event-log.js';
 import { type KeyRec, type SandboxEvent, type StateChange, type TenantState, createTenantState } from './state.js';
 import { CORE_TIMERS, type TimerTable, fireTimer, rescheduleAll } from './timers.js';
+import { type Stamped, Version, type VersionKind, pack } from './versions.js';
 import { iso } from './wire.js';
 import type { PlatformSettings, World } from './world.js';
 
@@ -46,6 +48,8 @@ export class Platform extends EventEmitter<PlatformEvents> implements World {
   readonly #timers: TimerTable = { ...CORE_TIMERS };
   readonly #pending = new Set<Promise<unknown>>();
   #strings = new Map<string, string>();
+  // The last version taken of each kind: an answer is mostly the version its event just took.
+  readonly #lastVersions = new Map<string, Version>();
   // One real timer for the due timers of every real-time tenant (core/alarm.ts).
   readonly #alarm = new Alarm((tenantId) => {
     const tenant = this.tenants.get(tenantId);
@@ -111,16 +115,19 @@ export class Platform extends EventEmitter<PlatformEvents> implements World {
     return key;
   }
 
-  /** Records an event on the tenant's log and emits it. The object is a snapshot taken now. */
-  record(tenant: TenantState, type: EventType, object: object, at: number): SandboxEvent {
+  /**
+   * Records an event on the tenant's log and emits it: its object is the wire form of `record`
+   * now. Listeners get the envelope; the log keeps it compact (core/event-log.ts).
+   */
+  record<R extends Stamped>(tenant: TenantState, type: EventType, kind: VersionKind<R>, record: R, at: number): SandboxEvent {
     const event: SandboxEvent = {
       id: this.random.uuid(),
       type,
       created_at: iso(at),
-      data: { object: object as Record<string, unknown> },
+      data: { object: kind.out(record) as Record<string, unknown> },
     };
     const log = tenant.events;
-    log.push(event);
+    log.push(new PackedEvent(event.id, type, at, this.version(kind, record)));
     // Bounded log: trim in batches so that the cost stays amortized O(1).
     if (log.length > this.settings.eventLogSize * 2) log.splice(0, log.length - this.settings.eventLogSize);
     try {
@@ -129,6 +136,20 @@ export class Platform extends EventEmitter<PlatformEvents> implements World {
       this.#failed(error);
     }
     return event;
+  }
+
+  /**
+   * A version of `record` as it is now (core/versions.ts): the last one taken of its kind again
+   * when it is of the same record and packs the same, so that an event and the answer that
+   * follows it share one.
+   */
+  version<R extends Stamped>(kind: VersionKind<R>, record: R): Version {
+    const packed = pack(kind, record);
+    const last = this.#lastVersions.get(kind.name);
+    if (last !== undefined && last.record === record && last.packed === packed) return last;
+    const version = new Version(kind as unknown as VersionKind<never>, record, packed);
+    this.#lastVersions.set(kind.name, version);
+    return version;
   }
 
   /** Internal observers of conversion moves (the inspector): out of reach of a public `off('transition')`. */
@@ -144,10 +165,10 @@ export class Platform extends EventEmitter<PlatformEvents> implements World {
     }
   }
 
-  /** Recorded events of a tenant, oldest first (the log keeps at least `eventLogSize`). */
+  /** Recorded events of a tenant, oldest first: the latest `eventLogSize`, as emitted. */
   eventsOf(tenant: TenantState): SandboxEvent[] {
     const log = tenant.events;
-    return log.slice(Math.max(0, log.length - this.settings.eventLogSize));
+    return log.slice(Math.max(0, log.length - this.settings.eventLogSize)).map((e) => e.envelope());
   }
 
   /** Schedules a timer on a tenant's clock; a clock that follows real time is woken when it falls due. */

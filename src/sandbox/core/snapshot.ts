@@ -8,17 +8,72 @@ import type { Platform } from './platform.js';
 import type { LimitSettings } from './limits.js';
 import type { PricingSettings } from './pricing.js';
 import type { RandomState } from './random.js';
+import { RestoredEvent } from './event-log.js';
 import {
   type ConversionRec,
   type IdempotencyRec,
   type KeyRec,
+  type LoggedEvent,
   type QuoteRec,
   type SandboxEvent,
   type TenantState,
   type TransactionRec,
   type UserRec,
+  bodyText,
   createTenantState,
 } from './state.js';
+
+/**
+ * An idempotency record in a snapshot (the form of format version 1; in memory the record is
+ * kept compact, core/state.ts `IdempotencyRec`).
+ */
+export interface IdempotencySnapshot {
+  /** The Idempotency-Key. */
+  key: string;
+  /** Hex digits of the request's hash (14; snapshots written before 0.2 have 28, of which the first 14 count). */
+  fingerprint: string;
+  /** Always `false`: records still running are left out. */
+  running: boolean;
+  /** Epoch milliseconds on the tenant's clock. */
+  startedAt: number;
+  /** HTTP status of the first answer. */
+  status: number;
+  /** Body of the first answer. */
+  body: string | null;
+  /** Headers of the first answer, `x-request-id` included. */
+  headers: Record<string, string>;
+}
+
+const JSON_ONLY = { 'content-type': 'application/json' };
+
+/** A record as a snapshot holds it. */
+export function idempotencyOut(r: IdempotencyRec): IdempotencySnapshot {
+  return {
+    key: r.key,
+    fingerprint: r.fingerprint.toString(16).padStart(14, '0'),
+    running: r.status === 0,
+    startedAt: r.startedAt,
+    status: r.status,
+    body: bodyText(r.body),
+    headers: { ...(r.headers ?? JSON_ONLY), 'x-request-id': r.requestId },
+  };
+}
+
+/** A record from its snapshot form. */
+export function idempotencyIn(s: IdempotencySnapshot): IdempotencyRec {
+  const { 'x-request-id': requestId = '', ...rest } = s.headers;
+  const names = Object.keys(rest);
+  const usual = names.length === 1 && rest['content-type'] === 'application/json';
+  return {
+    key: s.key,
+    fingerprint: Number.parseInt(s.fingerprint.slice(0, 14), 16),
+    startedAt: s.startedAt,
+    status: s.status,
+    body: s.body,
+    requestId,
+    headers: usual ? null : rest,
+  };
+}
 
 /** One tenant in a snapshot. */
 export interface TenantSnapshot {
@@ -37,7 +92,7 @@ export interface TenantSnapshot {
   /** API keys, secrets included. */
   keys: KeyRec[];
   /** Completed idempotency records (those still running are left out). */
-  idempotency: IdempotencyRec[];
+  idempotency: IdempotencySnapshot[];
   /** `POST /v1/quotes` times per API key id (the quote rate limit's sliding window). */
   rateWindows: Array<[string, number[]]>;
   /** Limit usage of the tenant and its users: bucket key and BRL amount. */
@@ -84,7 +139,7 @@ function tenantPart(platform: Platform, t: TenantState): TenantSnapshot {
     conversions: [...t.conversions.all()],
     transactions: [...t.transactions.all()],
     keys: t.keys,
-    idempotency: [...t.idempotency.values()].filter((r) => !r.running),
+    idempotency: [...t.idempotency.values()].filter((r) => r.status !== 0).map(idempotencyOut),
     rateWindows: [...t.rateWindows.entries()],
     usage: [...t.usage.entries()],
     events: platform.eventsOf(t),
@@ -123,8 +178,8 @@ export function snapshotParts(platform: Platform, tenantIds?: Iterable<string>):
 
 /** Where a tenant's journal stands: the last event and idempotency entry written. */
 export interface TenantTracker {
-  lastEvent: SandboxEvent | null;
-  lastIdempotency: [number, string] | null;
+  lastEvent: LoggedEvent | null;
+  lastIdempotency: IdempotencyRec | null;
 }
 
 /**
@@ -143,9 +198,8 @@ function startTracking(t: TenantState): TenantTracker {
   const order = t.idempotencyOrder;
   let from = order.length;
   for (let i = order.length - 1; i >= t.idempotencyHead; i--) {
-    const [at, key] = order[i] as [number, string];
-    const rec = t.idempotency.get(key);
-    if (rec !== undefined && rec.startedAt === at && rec.running) from = i;
+    const rec = order[i] as IdempotencyRec;
+    if (t.idempotency.get(rec.key) === rec && rec.status === 0) from = i;
   }
   return { lastEvent: t.events.at(-1) ?? null, lastIdempotency: order[from - 1] ?? null };
 }
@@ -163,19 +217,18 @@ function drain<T>(touched: Set<T> | null): T[] {
 }
 
 function tenantChange(t: TenantState, tracker: TenantTracker): TenantChange {
-  const idempotency: IdempotencyRec[] = [];
+  const idempotency: IdempotencySnapshot[] = [];
   let last = tracker.lastIdempotency;
-  for (const entry of after(t.idempotencyOrder, last)) {
-    const rec = t.idempotency.get(entry[1]);
-    if (rec !== undefined && rec.startedAt === entry[0]) {
+  for (const rec of after(t.idempotencyOrder, last)) {
+    if (t.idempotency.get(rec.key) === rec) {
       // Still running: its answer is not known; the next line starts from it.
-      if (rec.running) break;
-      idempotency.push(rec);
+      if (rec.status === 0) break;
+      idempotency.push(idempotencyOut(rec));
     }
-    last = entry;
+    last = rec;
   }
   tracker.lastIdempotency = last;
-  const events = after(t.events, tracker.lastEvent);
+  const events = after(t.events, tracker.lastEvent).map((e) => e.envelope());
   tracker.lastEvent = t.events.at(-1) ?? tracker.lastEvent;
   return {
     id: t.id,
@@ -253,13 +306,14 @@ export function loadSnapshot(platform: Platform, input: SandboxSnapshot | string
     for (const x of t.transactions) tenant.transactions.insert({ ...x, reservedBrl: x.reservedBrl ?? '0', reservedAt: x.reservedAt ?? x.createdAt });
     tenant.keys = t.keys;
     for (const k of t.keys) platform.keys.set(k.secret, k);
-    for (const r of [...t.idempotency].sort((a, b) => a.startedAt - b.startedAt)) {
+    for (const stored of [...t.idempotency].sort((a, b) => a.startedAt - b.startedAt)) {
+      const r = idempotencyIn(stored);
       tenant.idempotency.set(r.key, r);
-      tenant.idempotencyOrder.push([r.startedAt, r.key]);
+      tenant.idempotencyOrder.push(r);
     }
     tenant.rateWindows = new Map(t.rateWindows);
     tenant.usage = new Map(t.usage);
-    tenant.events = t.events;
+    tenant.events = t.events.map((e) => new RestoredEvent(e));
     tenant.extensions = t.extensions;
     platform.tenants.set(t.id, tenant);
     platform.reschedule(tenant);

@@ -143,19 +143,48 @@ export interface KeyRec {
   revokedAt: number | null;
 }
 
-/** An idempotency record: the first answer to a key, or the fact that it is still running. */
+/** An answer body kept compact (a version of a record, core/versions.ts): `text()` rebuilds it byte for byte. */
+export interface CompactBody {
+  text(): string;
+}
+
+/** The body of a stored answer as text. */
+export function bodyText(body: string | CompactBody | null): string | null {
+  return body === null || typeof body === 'string' ? body : body.text();
+}
+
+/**
+ * An idempotency record: the first answer to a key, or the fact that it is still running. Kept
+ * compact, since a tenant holds one per mutation for 24 hours: the request's fingerprint is a
+ * number, the answer's headers are only kept when they are not the usual JSON ones, and the
+ * `x-request-id` is kept as its value (snapshots keep the full form: core/snapshot.ts).
+ */
 export interface IdempotencyRec {
   key: string;
-  fingerprint: string;
-  running: boolean;
+  /** cyrb53 of method, path, query and body: the same key with another request is refused. */
+  fingerprint: number;
   startedAt: number;
+  /** HTTP status of the first answer; 0 while the request runs. */
   status: number;
-  body: string | null;
-  headers: Record<string, string>;
+  /** Body of the first answer: its text, or a record's version that rebuilds it (core/versions.ts). */
+  body: string | CompactBody | null;
+  /** `x-request-id` of the first answer (a replay answers it again). */
+  requestId: string;
+  /** Headers of the first answer other than `x-request-id`; `null` for `content-type: application/json` alone. */
+  headers: Record<string, string> | null;
 }
 
 /** A recorded event: the envelope of DESIGN.md. */
 export type SandboxEvent = EventEnvelope & { type: string };
+
+/** An entry of a tenant's event log (compact: core/event-log.ts); `envelope()` is the event as emitted. */
+export interface LoggedEvent {
+  readonly id: string;
+  readonly type: string;
+  /** The `id` of the event's object. */
+  readonly objectId: string;
+  envelope(): SandboxEvent;
+}
 
 /** The state of one tenant. */
 export interface TenantState {
@@ -169,13 +198,14 @@ export interface TenantState {
   externalIdIndex: Map<string, string>;
   keys: KeyRec[];
   idempotency: Map<string, IdempotencyRec>;
-  /** Idempotency keys in creation order, for expiry from the head. */
-  idempotencyOrder: Array<[at: number, key: string]>;
+  /** Idempotency records in creation order, for expiry from the head (a record no longer in the map is skipped). */
+  idempotencyOrder: IdempotencyRec[];
   idempotencyHead: number;
   /** Accepted POST /v1/quotes times per API key id (sliding window). */
   rateWindows: Map<string, number[]>;
   usage: Usage;
-  events: SandboxEvent[];
+  /** The event log, oldest first (trimmed to `eventLogSize`, in batches). */
+  events: LoggedEvent[];
   /** State kept by later layers (webhook endpoints and deliveries, fault plans); JSON only. */
   extensions: Record<string, unknown>;
 }

@@ -8,7 +8,7 @@ import type { KeyRec, TenantState } from '../core/state.js';
 import { ApiError } from '../core/errors.js';
 import { type Answer, type AppCall, type HeaderReader, type Incoming, type Middleware, type NamedStage, type StageInsert, errorAnswer, incomingOf, toResponse } from './call.js';
 import { STAGES } from './stages.js';
-import { RequestLog } from './request-log.js';
+import { RequestLog, idInBody } from './request-log.js';
 import { TrieRouter } from './router.js';
 import type { RouteDef } from './routes/types.js';
 
@@ -119,7 +119,7 @@ export class App {
 
   /** Handles one request; the answer carries `x-request-id` (a replay: the first request's). */
   async dispatch(incoming: Incoming): Promise<Answer> {
-    const requestId = `req_${this.platform.random.uuidHex()}`;
+    const requestId = this.platform.random.uuidHex('req_');
     const started = performance.now();
     const call = new RequestCall(this, incoming, requestId);
     let answer: Answer;
@@ -144,7 +144,7 @@ export class App {
       fault: this.#faultOf(answer.headers),
       at: call.tenant === null ? Date.now() : call.at,
       params: call.params,
-      body: answer.body,
+      bodyId: idInBody(answer.status, answer.body),
     });
     // A replayed answer keeps the x-request-id of the request that produced it (http/idempotency.ts).
     return { status: answer.status, body: answer.body, headers: { 'x-request-id': requestId, ...answer.headers } };

@@ -72,6 +72,11 @@ export class Inspection implements Omit<SandboxInspection, 'onRequest'> {
     });
   }
 
+  /** How many conversions have their moves kept (at most 10,000). */
+  get historySize(): number {
+    return this.#history.size;
+  }
+
   /** Drops the moves seen so far (the state was reset or restored: pages fall back to the event log). */
   forget(): void {
     this.#history.clear();
@@ -150,7 +155,7 @@ export class Inspection implements Omit<SandboxInspection, 'onRequest'> {
     const t = this.#tenant(tenantId);
     const rec = t.conversions.get(id);
     if (!rec) return null;
-    const events = t.events.filter((e) => (e.data.object as { id?: unknown }).id === id);
+    const events = t.events.filter((e) => e.objectId === id).map((e) => e.envelope());
     const byId = new Map(events.map((e) => [e.id, e]));
     const moves = this.#history.get(`${tenantId}|${id}`);
     let timeline: InspectedStep[];
@@ -225,14 +230,13 @@ export class Inspection implements Omit<SandboxInspection, 'onRequest'> {
       }
       const event = t.events.find((e) => e.id === q);
       if (event) {
-        const objectId = (event.data.object as { id?: unknown }).id;
-        out.push({ kind: 'event', tenant_id: t.id, id: q, conversion_id: typeof objectId === 'string' && t.conversions.get(objectId) ? objectId : null, field: 'id' });
+        const objectId = event.objectId;
+        out.push({ kind: 'event', tenant_id: t.id, id: q, conversion_id: t.conversions.get(objectId) ? objectId : null, field: 'id' });
       }
       const delivery = this.#parts.webhooks.delivery(t, q);
       if (delivery) {
-        const ev = t.events.find((e) => e.id === delivery.eventId);
-        const objectId = (ev?.data.object as { id?: unknown } | undefined)?.id;
-        out.push({ kind: 'delivery', tenant_id: t.id, id: q, conversion_id: typeof objectId === 'string' && t.conversions.get(objectId) ? objectId : null, field: 'id' });
+        const objectId = t.events.find((e) => e.id === delivery.eventId)?.objectId;
+        out.push({ kind: 'delivery', tenant_id: t.id, id: q, conversion_id: objectId !== undefined && t.conversions.get(objectId) ? objectId : null, field: 'id' });
       }
     }
     for (const r of this.#parts.requests.recent()) {

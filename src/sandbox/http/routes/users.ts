@@ -17,7 +17,8 @@ import { applyTransaction } from '../../core/transactions.js';
 import { applyKyc, liveUser } from '../../core/users.js';
 import type { UserRec } from '../../core/state.js';
 import { IdParams } from './shared.js';
-import { type RouteDef, created, define, ok } from './types.js';
+import { type RouteDef, define, ok, recordReply } from './types.js';
+import { USER } from '../../core/versions.js';
 
 
 /** Users routes. */
@@ -60,7 +61,7 @@ export const USER_ROUTES: RouteDef[] = [
       tenant.cpfIndex.set(cpf, user.id);
       tenant.externalIdIndex.set(user.externalId, user.id);
       if (body.start_kyc !== false) applyKyc({ world, tenant, at }, user, 'start');
-      return created(userOut(user));
+      return recordReply(world, 201, USER, user);
     },
   }),
   define({
@@ -109,7 +110,7 @@ export const USER_ROUTES: RouteDef[] = [
         });
       }
     },
-    handler({ tenant, at, params, body }) {
+    handler({ world, tenant, at, params, body }) {
       const user = liveUser(tenant, params.id);
       if (body.external_id !== undefined && body.external_id !== user.externalId) {
         if (tenant.externalIdIndex.has(body.external_id)) throw new ApiError('duplicate_external_id', 'A user with this external_id already exists.');
@@ -122,7 +123,7 @@ export const USER_ROUTES: RouteDef[] = [
       if (body.date_of_birth !== undefined) user.dateOfBirth = body.date_of_birth;
       if (body.metadata !== undefined) user.metadata = body.metadata;
       user.updatedAt = at;
-      return ok(userOut(user));
+      return recordReply(world, 200, USER, user);
     },
   }),
   define({
