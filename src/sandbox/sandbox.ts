@@ -11,13 +11,14 @@ import type { PricingSettings } from './core/pricing.js';
 import { type SandboxSnapshot, type TenantTracker, journalParts, loadSnapshot, takeSnapshot } from './core/snapshot.js';
 import type { SandboxEvent, TenantState } from './core/state.js';
 import { App, type CommitHook } from './http/app.js';
+import { REQUEST_LOG_SIZE } from './http/request-log.js';
 import { SandboxResponse, fastIncoming } from './http/fetch.js';
 import { type Answer, type Middleware, incomingOf } from './http/call.js';
 import type { SandboxPlugin } from './http/plugin.js';
 import { CORE_ROUTES, type RouteDef } from './http/routes/index.js';
 import { type SandboxFaults, faultsPlugin } from './plugins/faults/index.js';
 import { NETWORK_FAULT_HEADER, faultPlanOf } from './plugins/faults/marker.js';
-import { type SandboxWebhooks, type WebhookRecords, webhooksPlugin } from './plugins/webhooks/index.js';
+import { DELIVERY_LOG_SIZE, type SandboxWebhooks, type WebhookRecords, webhooksPlugin } from './plugins/webhooks/index.js';
 import type { Sandbox, SandboxClientOptions, SandboxEvents, SandboxOptions, SandboxTenant } from './types.js';
 import { INSPECTOR_BASE, inspectorHandler } from './inspector/handler.js';
 import { Inspection, requestOut } from './inspector/inspection.js';
@@ -35,6 +36,12 @@ function seconds(value: number | undefined, fallback: number, name: string): num
   const s = value ?? fallback;
   if (!Number.isFinite(s) || s <= 0) throw new RangeError(`${name} must be a positive number of seconds.`);
   return s * 1000;
+}
+
+function count(value: number | undefined, fallback: number, name: string): number {
+  const n = value ?? fallback;
+  if (!Number.isInteger(n) || n < 1) throw new RangeError(`${name} must be a positive whole number.`);
+  return n;
 }
 
 function mergeLimits(base: LimitSettings, patch: SandboxOptions['limits']): LimitSettings {
@@ -77,7 +84,7 @@ export function build(options: SandboxOptions): Parts {
       settlementDelayMs: seconds(options.settlementDelaySeconds, 60, 'settlementDelaySeconds'),
       transactionWindowMs: seconds(options.depositWindowSeconds, 900, 'depositWindowSeconds'),
       idempotencyTtlMs: seconds(options.idempotencyTtlSeconds, 86_400, 'idempotencyTtlSeconds'),
-      eventLogSize: Math.max(1, options.eventLogSize ?? 10_000),
+      eventLogSize: count(options.eventLogSize, 10_000, 'eventLogSize'),
       quoteRateLimit: Math.max(0, options.quoteRateLimit ?? 60),
     },
     options.pricing,
@@ -86,11 +93,16 @@ export function build(options: SandboxOptions): Parts {
   const { tenant, key } = platform.createTenant();
   platform.defaultTenantId = tenant.id;
   platform.defaultKeyId = key.id;
-  const webhooks = webhooksPlugin(platform, options.webhookTransport, options.webhooks);
+  const webhooks = webhooksPlugin(platform, options.webhookTransport, options.webhooks, count(options.deliveryLogSize, DELIVERY_LOG_SIZE, 'deliveryLogSize'));
   const faults = faultsPlugin(platform.random);
   const plugins = [webhooks, faults];
   for (const plugin of plugins) if (plugin.timers) platform.addTimers(plugin.timers);
-  const app = new App(platform, { routes: [...CORE_ROUTES, ...plugins.flatMap((p) => p.routes)], stages: plugins.flatMap((p) => p.stages ?? []), faultOf: faultPlanOf });
+  const app = new App(platform, {
+    routes: [...CORE_ROUTES, ...plugins.flatMap((p) => p.routes)],
+    stages: plugins.flatMap((p) => p.stages ?? []),
+    faultOf: faultPlanOf,
+    requestLogSize: count(options.requestLogSize, REQUEST_LOG_SIZE, 'requestLogSize'),
+  });
   return { platform, app, webhooks, faults };
 }
 

@@ -56,3 +56,20 @@ export class RestoredEvent implements LoggedEvent {
     return this.event;
   }
 }
+
+/**
+ * The raw body of a webhook delivery: the JSON of a logged event, rebuilt on each read (the same
+ * bytes each time), instead of a kilobyte of text kept per delivery. `JSON.stringify` of a record
+ * holding it writes the text.
+ */
+export class EventJson {
+  constructor(readonly event: LoggedEvent) {}
+
+  toString(): string {
+    return JSON.stringify(this.event.envelope());
+  }
+
+  toJSON(): string {
+    return this.toString();
+  }
+}

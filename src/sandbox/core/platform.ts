@@ -14,7 +14,7 @@ import { DEFAULT_LIMITS, type LimitSettings, type Usage } from './limits.js';
 import { DEFAULT_PRICING, type PricingSettings } from './pricing.js';
 import { Random } from './random.js';
 import { PackedEvent } from './event-log.js';
-import { type KeyRec, type SandboxEvent, type StateChange, type TenantState, createTenantState } from './state.js';
+import { type KeyRec, type LoggedEvent, type SandboxEvent, type StateChange, type TenantState, createTenantState } from './state.js';
 import { CORE_TIMERS, type TimerTable, fireTimer, rescheduleAll } from './timers.js';
 import { type Stamped, Version, type VersionKind, pack } from './versions.js';
 import { iso } from './wire.js';
@@ -127,7 +127,9 @@ export class Platform extends EventEmitter<PlatformEvents> implements World {
       data: { object: kind.out(record) as Record<string, unknown> },
     };
     const log = tenant.events;
-    log.push(new PackedEvent(event.id, type, at, this.version(kind, record)));
+    const logged = new PackedEvent(event.id, type, at, this.version(kind, record));
+    log.push(logged);
+    this.lastLogged = logged;
     // Bounded log: trim in batches so that the cost stays amortized O(1).
     if (log.length > this.settings.eventLogSize * 2) log.splice(0, log.length - this.settings.eventLogSize);
     try {
@@ -151,6 +153,9 @@ export class Platform extends EventEmitter<PlatformEvents> implements World {
     this.#lastVersions.set(kind.name, version);
     return version;
   }
+
+  /** The log entry of the event being emitted (a listener of `event` may keep it instead of a copy). */
+  lastLogged: LoggedEvent | null = null;
 
   /** Internal observers of conversion moves (the inspector): out of reach of a public `off('transition')`. */
   readonly moves = new Set<(change: StateChange, tenantId: string) => void>();

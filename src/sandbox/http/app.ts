@@ -20,6 +20,8 @@ export interface AppParts {
   stages?: readonly StageInsert[];
   /** Which fault plan answered, read from an answer's headers (the faults plugin knows its marks). */
   faultOf?: (headers: Record<string, string>) => string | null;
+  /** Answered requests the log keeps (default 1,000). */
+  requestLogSize?: number;
 }
 
 class RequestCall implements AppCall {
@@ -86,13 +88,14 @@ export class App {
   readonly routes: RouteDef[] = [];
   readonly #stages: NamedStage[] = [...STAGES];
   /** The last answered requests (the inspector and the server's log feed read it). */
-  readonly requests = new RequestLog();
+  readonly requests: RequestLog;
   readonly #faultOf: (headers: Record<string, string>) => string | null;
 
   constructor(
     readonly platform: Platform,
     parts: AppParts,
   ) {
+    this.requests = new RequestLog(parts.requestLogSize);
     for (const route of parts.routes) {
       if (route.sandboxOnly && platform.settings.environment === 'production') continue;
       this.router.add(route.method, route.path, route);

@@ -55,13 +55,16 @@ export function objectIdsOf(entry: RequestLogEntry): string[] {
   return ids;
 }
 
-/** A bounded request log with listeners. */
+/** Answered requests kept by default (`requestLogSize`). */
+export const REQUEST_LOG_SIZE = 1000;
+
+/** A bounded request log with listeners: the latest `capacity` entries (trimmed in batches). */
 export class RequestLog {
   readonly #entries: RequestLogEntry[] = [];
   readonly #listeners = new Set<Listener>();
   readonly capacity: number;
 
-  constructor(capacity = 1000) {
+  constructor(capacity = REQUEST_LOG_SIZE) {
     this.capacity = capacity;
   }
 

@@ -6,7 +6,7 @@
  */
 import type { Platform } from '../core/platform.js';
 import { CONVERSION_MACHINE } from '../core/machines.js';
-import type { SandboxEvent, StateChange, TenantState } from '../core/state.js';
+import type { ConversionRec, SandboxEvent, TenantState } from '../core/state.js';
 import { conversionOut, iso, quoteOut, transactionOut, userOut } from '../core/wire.js';
 import { type RequestLog, type RequestLogEntry, objectIdsOf } from '../http/request-log.js';
 import type { WebhookRecords } from '../plugins/webhooks/index.js';
@@ -53,22 +53,37 @@ function newest<T>(items: readonly T[]): T[] {
   return items.slice(-LIST_MAX).reverse();
 }
 
+/** A conversion's move as the inspection keeps it (a `StateChange` without the conversion id, its time as a number). */
+interface Move {
+  from: string | null;
+  to: string;
+  trigger: string;
+  eventId: string | null;
+  eventType: string | null;
+  at: number;
+}
+
 /** The inspection API; keeps each conversion's moves (seen live) for its path. */
 export class Inspection implements Omit<SandboxInspection, 'onRequest'> {
   readonly #parts: InspectionParts;
-  /** Moves per tenant and conversion, as they happened (not in snapshots: a restore falls back to the event log). */
-  readonly #history = new Map<string, StateChange[]>();
+  /**
+   * Moves of the latest 10,000 conversions that moved, keyed by their record (not in snapshots:
+   * a restore falls back to the event log). Each move holds strings the conversion and its event
+   * already hold; its time is a number.
+   */
+  readonly #history = new Map<ConversionRec, Move[]>();
 
   constructor(parts: InspectionParts) {
     this.#parts = parts;
     parts.platform.moves.add((change, tenantId) => {
-      const key = `${tenantId}|${change.id}`;
-      let list = this.#history.get(key);
+      const rec = parts.platform.tenants.get(tenantId)?.conversions.get(change.id);
+      if (rec === undefined) return;
+      let list = this.#history.get(rec);
       if (!list) {
-        if (this.#history.size >= HISTORY_MAX) this.#history.delete(this.#history.keys().next().value as string);
-        this.#history.set(key, (list = []));
+        if (this.#history.size >= HISTORY_MAX) this.#history.delete(this.#history.keys().next().value as ConversionRec);
+        this.#history.set(rec, (list = []));
       }
-      list.push(change);
+      list.push({ from: change.from, to: change.to, trigger: change.trigger, eventId: change.eventId, eventType: change.eventType, at: Date.parse(change.at) });
     });
   }
 
@@ -147,7 +162,7 @@ export class Inspection implements Omit<SandboxInspection, 'onRequest'> {
         status: d.status,
         attempts: d.attempts.map((a) => ({ at: iso(a.at), status: a.status, latency_ms: a.latencyMs, error: a.error })),
         next_attempt_at: d.nextAttemptAt === null ? null : iso(d.nextAttemptAt),
-        payload: d.payload,
+        payload: String(d.payload),
       }));
   }
 
@@ -157,7 +172,7 @@ export class Inspection implements Omit<SandboxInspection, 'onRequest'> {
     if (!rec) return null;
     const events = t.events.filter((e) => e.objectId === id).map((e) => e.envelope());
     const byId = new Map(events.map((e) => [e.id, e]));
-    const moves = this.#history.get(`${tenantId}|${id}`);
+    const moves = this.#history.get(rec);
     let timeline: InspectedStep[];
     let source: InspectedConversion['path_source'];
     if (moves !== undefined && moves[0]?.from === null) {
@@ -166,7 +181,7 @@ export class Inspection implements Omit<SandboxInspection, 'onRequest'> {
         from: m.from,
         to: m.to,
         trigger: m.trigger,
-        at: m.at,
+        at: iso(m.at),
         event: m.eventId === null ? null : { id: m.eventId, type: m.eventType ?? byId.get(m.eventId)?.type ?? '' },
         deliveries: m.eventId === null ? [] : this.#deliveriesOf(t, m.eventId),
       }));

@@ -20,6 +20,8 @@ import { IdParams } from './shared.js';
 import { type RouteDef, define, ok, recordReply } from './types.js';
 import { USER } from '../../core/versions.js';
 
+// One frozen empty object for every user created without metadata (a PATCH replaces it, never changes it).
+const NO_METADATA: Record<string, string> = Object.freeze({});
 
 /** Users routes. */
 export const USER_ROUTES: RouteDef[] = [
@@ -48,7 +50,7 @@ export const USER_ROUTES: RouteDef[] = [
         kycStatus: 'not_started',
         kycApprovedAt: null,
         kycExpiresAt: null,
-        metadata: body.metadata ?? {},
+        metadata: body.metadata ?? NO_METADATA,
         createdAt: at,
         updatedAt: at,
         deletedAt: null,

@@ -13,11 +13,11 @@ import { hash53 } from '../../core/random.js';
 import { realSetTimeout } from '../../core/real-time.js';
 import type { SandboxEvent, TenantState } from '../../core/state.js';
 import { type TimerTable, timer } from '../../core/timers.js';
-import { DeliveredLog } from './delivered.js';
+import { DeliveredEntry, DeliveredLog } from './delivered.js';
+import { EventJson } from '../../core/event-log.js';
 import { type WebhookStore, WebhookStores } from './store.js';
 import { Receivers } from './transport.js';
 import {
-  type DeliveredEvent,
   type DeliveryRec,
   type EndpointRec,
   RETRY_SCHEDULE_SECONDS,
@@ -62,7 +62,7 @@ function permute<T>(items: T[], seed: string): T[] {
 
 /** The webhook layer of one sandbox. */
 export class WebhookService {
-  readonly stores = new WebhookStores();
+  readonly stores: WebhookStores;
   readonly receivers = new Receivers();
   /** Acknowledged deliveries and the waiters of `nextEvent`. */
   readonly log = new DeliveredLog();
@@ -80,8 +80,10 @@ export class WebhookService {
   #batches = 0;
   readonly #inFlight = new Set<string>();
 
-  constructor(platform: Platform, transport: WebhookTransport | undefined, options: WebhookDeliveryOptions = {}) {
+  /** `deliveryLogSize`: finished deliveries kept per tenant (store.ts). */
+  constructor(platform: Platform, transport: WebhookTransport | undefined, options: WebhookDeliveryOptions = {}, deliveryLogSize?: number) {
     this.#platform = platform;
+    this.stores = new WebhookStores(deliveryLogSize);
     this.#transport = transport;
     this.#duplicates = options.duplicates === true;
     const shuffle = options.shuffle ?? false;
@@ -107,10 +109,12 @@ export class WebhookService {
     if (!tenant || tenant.extensions['webhooks'] === undefined) return;
     const store = this.store(tenant);
     const at = Date.parse(event.created_at);
-    let payload: string | undefined;
+    // The deliveries of an event share its log entry, which rebuilds the body (not a copy each).
+    const logged = this.#platform.lastLogged;
+    let payload: string | EventJson | undefined;
     for (const endpoint of store.endpoints.all()) {
       if (endpoint.deletedAt !== null || endpoint.status !== 'active' || !subscribed(endpoint, event.type)) continue;
-      payload ??= JSON.stringify(event);
+      payload ??= logged?.id === event.id ? new EventJson(logged) : JSON.stringify(event);
       const delivery = store.addDelivery({
         id: this.#platform.random.uuid(),
         seq: 0,
@@ -201,7 +205,8 @@ export class WebhookService {
     try {
       // The virtual clock decides when a delivery is due; the signature carries the time of sending.
       const signedAt = this.#signingClock();
-      const signature = await signPayload(delivery.payload, signingSecrets(endpoint, at), { timestamp: Math.floor(signedAt / 1000) });
+      const body = String(delivery.payload);
+      const signature = await signPayload(body, signingSecrets(endpoint, at), { timestamp: Math.floor(signedAt / 1000) });
       const request: WebhookRequest = {
         url: endpoint.url,
         headers: {
@@ -210,7 +215,7 @@ export class WebhookService {
           [this.#headerNames.eventId]: delivery.eventId,
           [this.#headerNames.signature]: signature,
         },
-        body: delivery.payload,
+        body,
       };
       const started = performance.now();
       let status: number | null = null;
@@ -261,18 +266,6 @@ export class WebhookService {
   }
 
   #record(tenantId: string, d: DeliveryRec, e: EndpointRec, request: WebhookRequest, status: number, at: number, duplicate: boolean): void {
-    const entry: DeliveredEvent = {
-      tenantId,
-      deliveryId: d.id,
-      endpointId: e.id,
-      url: request.url,
-      event: JSON.parse(d.payload) as SandboxEvent,
-      body: request.body,
-      headers: { ...request.headers },
-      status,
-      at: new Date(at),
-      duplicate,
-    };
-    this.log.add(entry);
+    this.log.add(new DeliveredEntry(tenantId, d, e.id, request, status, at, duplicate));
   }
 }
