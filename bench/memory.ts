@@ -12,7 +12,8 @@
 //    what delivery records, their attempts and the delivered log cost per lifecycle.
 // 3. Growth. One tenant, lifecycles up to 1,000, 10,000 and 50,000 conversions: heap per
 //    conversion at each size, and GET /v1/conversions/{id} and first list pages
-//    (GET /v1/conversions?limit=50, ?user_id=...) through `sandbox.fetch`, side by side rounds.
+//    (GET /v1/conversions?limit=50, ?user_id=...) through `sandbox.fetch`, each in interleaved
+//    rounds beside the same request to a tenant of 1,000 conversions.
 //
 // Run with --expose-gc (npm run bench does): node --expose-gc --import tsx bench/memory.ts
 //   [--lifecycles N] [--tenants T] [--growth 1000,10000,50000] [--deliveries N]
@@ -176,7 +177,8 @@ export interface MemoryFigures {
   /** Everything else that the run left: interned strings and memos (bounded), the clients. */
   restPerLifecycle: number;
   deliveries: { lifecycles: number; bytesPerLifecycle: number; withEndpoint: number; without: number; records: number; delivered: number };
-  growth: Array<{ conversions: number; bytesPerConversion: number; get: Figure; list: Figure; listByUser: Figure }>;
+  /** Per size: heap per conversion, and the latencies at that size beside the same at the smallest size (`reference`). */
+  growth: Array<{ conversions: number; bytesPerConversion: number; get: Figure; list: Figure; listByUser: Figure; reference: { get: Figure; list: Figure; listByUser: Figure } }>;
 }
 
 async function perKind(count: number, tenantCount: number): Promise<Pick<MemoryFigures, 'lifecycles' | 'tenants' | 'seconds' | 'bytesPerLifecycle' | 'kinds' | 'restPerLifecycle'>> {
@@ -237,31 +239,45 @@ async function deliveries(count: number): Promise<MemoryFigures['deliveries']> {
 
 async function growth(sizes: number[]): Promise<MemoryFigures['growth']> {
   console.log(`\nGrowth: one tenant, ${sizes.map((s) => s.toLocaleString('en')).join(', ')} conversions`);
+  // A world of the smallest size, measured side by side with the growing one at each size (in
+  // interleaved rounds: a busy machine hits both alike).
+  const small = world(1);
+  const smallIds = await runLifecycles(small, sizes[0] ?? 1000);
   const w = world(1);
-  const auth = { authorization: `Bearer ${w.sandbox.apiKey}` };
-  const get = (path: string) => async (): Promise<void> => {
-    const response = await w.sandbox.fetch(path, { headers: auth });
-    if (response.status !== 200) throw new Error(`GET ${path}: ${response.status}`);
-    await response.text();
+  const probes = async (x: World, ids: string[]): Promise<{ get: () => Promise<void>; list: () => Promise<void>; byUser: () => Promise<void> }> => {
+    const auth = { authorization: `Bearer ${x.sandbox.apiKey}` };
+    const get = (path: string) => async (): Promise<void> => {
+      const response = await x.sandbox.fetch(path, { headers: auth });
+      if (response.status !== 200) throw new Error(`GET ${path}: ${response.status}`);
+      await response.text();
+    };
+    const id = ids[Math.floor(ids.length / 2)] as string;
+    const conv = (await (await x.sandbox.fetch(`/v1/conversions/${id}`, { headers: auth })).json()) as { user_id: string };
+    return { get: get(`/v1/conversions/${id}`), list: get('/v1/conversions?limit=50'), byUser: get(`/v1/conversions?user_id=${conv.user_id}&limit=50`) };
   };
   const base = heap();
   const out: MemoryFigures['growth'] = [];
   const ids: string[] = [];
+  const ref = await probes(small, smallIds);
+  const at = (sizes[0] ?? 1000).toLocaleString('en');
   for (const size of sizes) {
     ids.push(...(await runLifecycles(w, size - ids.length)));
     const bytesPerConversion = (heap() - base) / size;
-    const id = ids[Math.floor(ids.length / 2)] as string;
-    const conv = (await (await w.sandbox.fetch(`/v1/conversions/${id}`, { headers: auth })).json()) as { user_id: string };
-    const [g, l, u] = await compare(
+    const p = await probes(w, ids);
+    const n = size.toLocaleString('en');
+    const [g0, g, l0, l, u0, u] = await compare(
       [
-        { name: `get at ${size.toLocaleString('en')}`, fn: get(`/v1/conversions/${id}`) },
-        { name: `list limit=50 at ${size.toLocaleString('en')}`, fn: get('/v1/conversions?limit=50') },
-        { name: `list user_id=... at ${size.toLocaleString('en')}`, fn: get(`/v1/conversions?user_id=${conv.user_id}&limit=50`) },
+        { name: `get at ${at}`, fn: ref.get },
+        { name: `get at ${n}`, fn: p.get },
+        { name: `list limit=50 at ${at}`, fn: ref.list },
+        { name: `list limit=50 at ${n}`, fn: p.list },
+        { name: `list user_id=... at ${at}`, fn: ref.byUser },
+        { name: `list user_id=... at ${n}`, fn: p.byUser },
       ],
       { rounds: 5, roundMs: 200, warmupMs: 100 },
     );
-    table(`Growth at ${size.toLocaleString('en')} conversions: ${(bytesPerConversion / 1024).toFixed(2)} kB per conversion`, [g as Figure, l as Figure, u as Figure]);
-    out.push({ conversions: size, bytesPerConversion, get: g as Figure, list: l as Figure, listByUser: u as Figure });
+    table(`Growth at ${n} conversions: ${(bytesPerConversion / 1024).toFixed(2)} kB per conversion`, [g0, g, l0, l, u0, u] as Figure[]);
+    out.push({ conversions: size, bytesPerConversion, get: g as Figure, list: l as Figure, listByUser: u as Figure, reference: { get: g0 as Figure, list: l0 as Figure, listByUser: u0 as Figure } });
   }
   return out;
 }
