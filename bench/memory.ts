@@ -178,7 +178,16 @@ export interface MemoryFigures {
   restPerLifecycle: number;
   deliveries: { lifecycles: number; bytesPerLifecycle: number; withEndpoint: number; without: number; records: number; delivered: number };
   /** Per size: heap per conversion, and the latencies at that size beside the same at the smallest size (`reference`). */
-  growth: Array<{ conversions: number; bytesPerConversion: number; get: Figure; list: Figure; listByUser: Figure; reference: { get: Figure; list: Figure; listByUser: Figure } }>;
+  growth: Array<{
+    conversions: number;
+    bytesPerConversion: number;
+    /** At the largest size: the heap per conversion 25 hours later, once the idempotency records expired. */
+    afterWindow?: number;
+    get: Figure;
+    list: Figure;
+    listByUser: Figure;
+    reference: { get: Figure; list: Figure; listByUser: Figure };
+  }>;
 }
 
 async function perKind(count: number, tenantCount: number): Promise<Pick<MemoryFigures, 'lifecycles' | 'tenants' | 'seconds' | 'bytesPerLifecycle' | 'kinds' | 'restPerLifecycle'>> {
@@ -278,6 +287,14 @@ async function growth(sizes: number[]): Promise<MemoryFigures['growth']> {
     );
     table(`Growth at ${n} conversions: ${(bytesPerConversion / 1024).toFixed(2)} kB per conversion`, [g0, g, l0, l, u0, u] as Figure[]);
     out.push({ conversions: size, bytesPerConversion, get: g as Figure, list: l as Figure, listByUser: u as Figure, reference: { get: g0 as Figure, list: l0 as Figure, listByUser: u0 as Figure } });
+  }
+  // Past the idempotency window: 25 hours later, the tenant's next request drops its records.
+  await w.sandbox.clock.advance({ hours: 25 });
+  await w.sandbox.fetch('/v1/conversions?limit=1', { headers: { authorization: `Bearer ${w.sandbox.apiKey}` } });
+  const last = out[out.length - 1];
+  if (last) {
+    last.afterWindow = (heap() - base) / last.conversions;
+    console.log(`  25 hours later (idempotency records expired): ${(last.afterWindow / 1024).toFixed(2)} kB per conversion`);
   }
   return out;
 }

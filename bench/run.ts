@@ -193,6 +193,9 @@ const READERS: Record<string, Reader> = {
     ];
     for (const g of r.growth) {
       rows.push({ area: 'Growth', figure: `heap per conversion at ${g.conversions.toLocaleString('en')} conversions (one tenant, every lifecycle record kept)`, measured: kb(g.bytesPerConversion), target: '', verdict: 'info' });
+      if (g.afterWindow !== undefined) {
+        rows.push({ area: 'Growth', figure: `the same 25 hours later, the idempotency records expired`, measured: kb(g.afterWindow), target: '', verdict: 'info' });
+      }
     }
     const first = r.growth[0];
     const last = r.growth[r.growth.length - 1];
