@@ -9,8 +9,8 @@
 import { parseRequest } from '../../models/index.js';
 import { ApiError } from '../core/errors.js';
 import type { KeyRec, TenantState } from '../core/state.js';
-import type { AppCall, Check, NamedStage, Stage } from './call.js';
-import { expireIdempotency, idempotency } from './idempotency.js';
+import type { Answer, AppCall, Check, NamedStage, Stage } from './call.js';
+import { expireIdempotency, idempotency, noteCompact } from './idempotency.js';
 import { parseJsonBody } from './json-body.js';
 import type { RouteDef } from './routes/types.js';
 
@@ -144,7 +144,9 @@ const execute: Stage = async (call) => {
     body: input.body as never,
   });
   if (reply.status === 204) return { status: 204, body: null, headers: {} };
-  return { status: reply.status, body: JSON.stringify(reply.body), headers: { ...JSON_HEADERS } };
+  const answer: Answer = { status: reply.status, body: JSON.stringify(reply.body), headers: { ...JSON_HEADERS } };
+  if (reply.compact !== undefined) noteCompact(answer, reply.compact);
+  return answer;
 };
 
 /** The stages in order. */
