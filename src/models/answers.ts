@@ -18,6 +18,7 @@ import {
   ApiKeyWithSecret,
   ClockState,
   DeletedWebhookEndpoint,
+  EventEnvelope,
   RotatedWebhookSecret,
   Tenant,
   WebhookDelivery,
@@ -39,6 +40,7 @@ export interface AnswerModels {
   Conversion: Model<Conversion>;
   ConversionList: ListModel<Conversion>;
   DeletedWebhookEndpoint: Model<DeletedWebhookEndpoint>;
+  EventList: ListModel<EventEnvelope>;
   KycStatusView: Model<KycStatusView>;
   LimitUpgradeRequest: Model<LimitUpgradeRequest>;
   Quote: Model<Quote>;
@@ -66,6 +68,7 @@ export const ANSWER_MODELS: AnswerModels = {
   Conversion,
   ConversionList: listOf(Conversion),
   DeletedWebhookEndpoint,
+  EventList: listOf(EventEnvelope),
   KycStatusView,
   LimitUpgradeRequest,
   Quote,

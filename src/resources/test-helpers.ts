@@ -9,7 +9,6 @@ import type {
   Conversion,
   EventEnvelope,
   KycStatusView,
-  listOf,
   Tenant,
   Transaction,
   AdvanceClockBody,
@@ -18,7 +17,7 @@ import type {
   FailAliasBody,
   FailConversionBody,
   ForceKycBody,
-  type ListEventsParams,
+  ListEventsParams,
   SimulateDepositBody,
   SimulatePaymentBody,
 } from '../models/index.js';
@@ -28,8 +27,6 @@ import type { RequestOptions } from '../client/types.js';
 import { path } from '../internal/path.js';
 import { APIResource } from './resource.js';
 import type { PagePromise } from '../client/pagination.js';
-
-const EventList = listOf(EventEnvelope);
 
 /** Conversion helpers. Each answers the updated conversion. */
 export class ConversionTestHelpers extends APIResource {
@@ -113,7 +110,7 @@ export class EventTestHelpers extends APIResource {
    * envelopes its webhook endpoints receive), filtered by `type` and `object_id`.
    */
   list(params?: ListEventsParams, options?: RequestOptions): PagePromise<EventEnvelope> {
-    return this._list('/v1/test_helpers/events', { schema: EventList }, params, options);
+    return this._list('/v1/test_helpers/events', { model: (m) => m.EventList }, params, options);
   }
 }
 
