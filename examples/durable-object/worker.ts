@@ -39,10 +39,10 @@ interface DurableObjectState {
   };
   waitUntil(promise: Promise<unknown>): void;
 }
-interface Stub<T> {
+interface Stub {
   fetch(request: Request): Promise<Response>;
 }
-type RpcStub<T> = Stub<T> & { [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never };
+type RpcStub<T> = Stub & { [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never };
 interface Namespace<T> {
   idFromName(name: string): unknown;
   idFromString(id: string): unknown;
