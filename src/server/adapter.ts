@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, STATUS_CODES, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { MAX_TENANT_DOCUMENT_CHARS } from '../sandbox/core/transfer.js';
+import { TENANTS_MAX_BODY } from '../sandbox/http/routes/test-helpers.js';
 import { envelopeAnswer } from '../sandbox/http/call.js';
 import { CorsPolicy, isPreflight } from './cors.js';
 import { FAULT_PLAN_HEADER } from '../sandbox/plugins/faults/injector.js';
@@ -50,8 +50,8 @@ export interface Handler {
 
 const MAX_BODY_BYTES = 1_000_000;
 const TENANTS_PATH = '/v1/test_helpers/tenants';
-/** The body of a fork: the largest tenant document, in bytes (twice its characters: names and messages are mostly ASCII), plus its wrapper. */
-const SNAPSHOT_BODY_BYTES = MAX_TENANT_DOCUMENT_CHARS * 2 + 65_536;
+/** The body of a fork: the largest tenant document, in bytes (twice its characters: names and messages are mostly ASCII). */
+const SNAPSHOT_BODY_BYTES = TENANTS_MAX_BODY * 2;
 const NO_BODY = new Set(['GET', 'HEAD']);
 // Methods `new Request` refuses. The engine sees a stand-in no route declares, so they get the
 // answer of any undeclared method (401 without a valid key, else 404 not_found), not a 400.

@@ -33,6 +33,9 @@ import { type RouteContext, type RouteDef, created, define, ok } from './types.j
 
 const BASE = '/v1/test_helpers';
 
+/** The largest body of `POST /v1/test_helpers/tenants`, in characters: a tenant snapshot and its wrapper. */
+export const TENANTS_MAX_BODY = MAX_TENANT_DOCUMENT_CHARS + 65_536;
+
 /** A fork's snapshot, checked; a refusal is the envelope's 400 with the issues under `snapshot`. */
 function readSnapshotBody(world: Platform, snapshot: unknown): TenantDocument {
   try {
@@ -142,7 +145,7 @@ export const TEST_HELPER_ROUTES: RouteDef[] = [
     sandboxOnly: true,
     idempotency: 'optional',
     body: CreateTenantBody,
-    maxBody: MAX_TENANT_DOCUMENT_CHARS + 65_536,
+    maxBody: TENANTS_MAX_BODY,
     handler({ world, body }) {
       if (body.snapshot !== undefined) {
         if (body.capabilities !== undefined) throw invalid('capabilities', 'A fork takes its keys (and their capabilities) from the snapshot; send one or the other');
