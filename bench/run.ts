@@ -286,6 +286,16 @@ const READERS: Record<string, Reader> = {
       { area: 'Storage', figure: `RSS in the last window: --data / memory-only`, measured: `${fmt(last.rssMb, 0)} MB / ${fmt(lastMemory.rssMb, 0)} MB`, target: '', verdict: 'info' },
     ];
   },
+  'durable-object'(result) {
+    const r = result as { tenants: number; lifecyclesPerSecond: number; bytesPerTenant: number; databaseBytesPerTenant: number; rssMb: number; rssIdleMb: number; restartMs: number; firstAnswerMs: number };
+    const on = `Durable Objects on workerd, ${r.tenants.toLocaleString('en')} tenants`;
+    return [
+      { area: 'Scale-out', figure: `${on}: tenant made + onramp lifecycle through the client, 16 in flight`, measured: `${fmt(r.lifecyclesPerSecond)} lifecycles/s`, target: '', verdict: 'info' },
+      { area: 'Scale-out', figure: `${on}: storage per tenant at rest (all files after kill -9 / databases alone)`, measured: `${fmt(r.bytesPerTenant / 1024)} kB / ${fmt(r.databaseBytesPerTenant / 1024)} kB`, target: '', verdict: 'info' },
+      { area: 'Scale-out', figure: `${on}: workerd RSS after them (idle at start: ${fmt(r.rssIdleMb, 0)} MB)`, measured: `${fmt(r.rssMb, 0)} MB`, target: '', verdict: 'info' },
+      { area: 'Scale-out', figure: `${on}: restart after kill -9, spawn to first answer; then one tenant's first answer`, measured: `${fmt(r.restartMs, 0)} ms; ${fmt(r.firstAnswerMs, 0)} ms`, target: '', verdict: 'info' },
+    ];
+  },
   'big-tenant'(result) {
     const r = result as { mb: number; lifecycles: number; writeSeconds: number; readyMs: number; firstAnswerMs: number; rssMb: number; getMs: number; listMs: number; createMs: number };
     return [
@@ -377,7 +387,7 @@ const READERS: Record<string, Reader> = {
   },
 };
 
-const MODULES = ['client', 'cold-start', 'webhooks', 'webhooks-browser', 'bundle', 'sandbox', 'scale', 'persistence', 'soak', 'neighbours', 'noisy-neighbour', 'sandbox-lifetime', 'test-sandboxes'] as const;
+const MODULES = ['client', 'cold-start', 'webhooks', 'webhooks-browser', 'bundle', 'sandbox', 'scale', 'persistence', 'soak', 'neighbours', 'noisy-neighbour', 'sandbox-lifetime', 'test-sandboxes', 'durable-object'] as const;
 // Run only when named with --only: minutes long.
 const ON_REQUEST = ['big-tenant'] as const;
 
@@ -419,7 +429,7 @@ async function main(): Promise<void> {
   const notes: string[] = [];
   // Flags of one module (`--soak-seconds 900`) go to its process.
   const passed: string[] = [];
-  for (let i = 0; i < args.length; i++) if (/^--(soak|big)-/.test(args[i] as string)) passed.push(args[i] as string, args[++i] ?? '');
+  for (let i = 0; i < args.length; i++) if (/^--(soak|big|do)-/.test(args[i] as string)) passed.push(args[i] as string, args[++i] ?? '');
   for (const name of [...MODULES, ...ON_REQUEST]) {
     if (only ? !only.includes(name) : (ON_REQUEST as readonly string[]).includes(name)) continue;
     // Each module in a fresh process: what one leaves behind (heap, JIT state, loaded SDKs)

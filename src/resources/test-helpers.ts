@@ -11,6 +11,7 @@ import type {
   KycStatusView,
   listOf,
   Tenant,
+  TenantSnapshotDocument,
   Transaction,
   AdvanceClockBody,
   CreateTenantBody,
@@ -90,6 +91,14 @@ export class TenantTestHelpers extends APIResource {
   /** `POST /v1/test_helpers/tenants`: a new isolated tenant and its first API key (with its secret). */
   create(body: CreateTenantBody = {}, options?: RequestOptions): ApiPromise<Tenant> {
     return this._post('/v1/test_helpers/tenants', { model: (m) => m.Tenant }, body, options);
+  }
+
+  /**
+   * `GET /v1/test_helpers/tenant/snapshot`: the caller's tenant as one versioned document, which
+   * `create({ snapshot })` forks (same data, new tenant id and keys, timers on its own clock).
+   */
+  snapshot(options?: RequestOptions): ApiPromise<TenantSnapshotDocument> {
+    return this._get('/v1/test_helpers/tenant/snapshot', { schema: TenantSnapshotDocument }, options);
   }
 }
 

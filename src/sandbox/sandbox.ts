@@ -9,8 +9,9 @@ import type { LimitSettings } from './core/limits.js';
 import { Platform } from './core/platform.js';
 import type { PricingSettings } from './core/pricing.js';
 import { type LimitsPatch, type OwnSettings, type PlatformScope, type SettingsKind, type TimingSettings, defaultSettings, settingsFromOptions } from './core/settings.js';
-import { type SandboxSnapshot, loadSnapshot, snapshotParts, takeSnapshot } from './core/snapshot.js';
-import type { SandboxEvent, TenantState } from './core/state.js';
+import { type SandboxSnapshot, type TenantSnapshot, loadSnapshot, snapshotParts, takeSnapshot } from './core/snapshot.js';
+import { type TenantDocument, forkTenant, readTenantDocument, tenantDocument } from './core/transfer.js';
+import type { KeyRec, SandboxEvent, TenantState } from './core/state.js';
 import { App } from './http/app.js';
 import { SandboxResponse, fastIncoming } from './http/fetch.js';
 import { type Answer, type Middleware, incomingOf } from './http/call.js';
@@ -293,12 +294,23 @@ export class SandboxImpl implements Sandbox {
     };
   }
 
-  createTenant(options: { capabilities?: string[] } = {}): SandboxTenant {
+  createTenant(options: { capabilities?: string[]; snapshot?: TenantDocument | string } = {}): SandboxTenant {
     this.#open('createTenant');
+    if (options.snapshot !== undefined) {
+      if (options.capabilities !== undefined) throw new TypeError('A fork takes its keys (and their capabilities) from the snapshot: pass `capabilities` or `snapshot`, not both.');
+      const { tenant, keys } = forkTenant(this.#platform, readTenantDocument(this.#platform, options.snapshot));
+      const key = keys.find((k) => k.revokedAt === null) ?? (keys[0] as KeyRec);
+      return { tenantId: tenant.id, apiKey: key.secret, clock: this.clockOf(tenant.id), settings: this.settingsOf(tenant.id) };
+    }
     const unknown = options.capabilities?.find((c) => !this.#platform.knownCapability(c));
     if (unknown !== undefined) throw new RangeError(`Unknown capability: ${unknown}`);
     const { tenant, key } = this.#platform.createTenant(options.capabilities);
     return { tenantId: tenant.id, apiKey: key.secret, clock: this.clockOf(tenant.id), settings: this.settingsOf(tenant.id) };
+  }
+
+  exportTenant(tenantId?: string): TenantDocument {
+    const tenant = this.#tenant(tenantId ?? this.#platform.defaultTenantId);
+    return tenantDocument(this.#platform, snapshotParts(this.#platform, [tenant.id]).tenants[0] as TenantSnapshot);
   }
 
   events(tenantId?: string): SandboxEvent[] {

@@ -8,6 +8,7 @@ import type { PricingSettings } from './core/pricing.js';
 import type { SandboxClock } from './core/clock.js';
 import type { LimitsPatch, PlatformScope, TimingSettings } from './core/settings.js';
 import type { SandboxSnapshot } from './core/snapshot.js';
+import type { TenantDocument } from './core/transfer.js';
 import type { SandboxEvent } from './core/state.js';
 import type { Middleware } from './http/call.js';
 import type { SandboxInspector } from './inspector/types.js';
@@ -176,8 +177,22 @@ export interface Sandbox {
   readonly settings: SandboxTenantSettings;
   /** A tenant's own price feed, limits and timings (a `RangeError` for an unknown tenant). */
   settingsOf(tenantId: string): SandboxTenantSettings;
-  /** Creates an isolated tenant with one API key (all capabilities unless given). */
-  createTenant(options?: { capabilities?: string[] }): SandboxTenant;
+  /**
+   * Creates an isolated tenant with one API key (all capabilities unless given); with `snapshot`
+   * (from {@link Sandbox.exportTenant}, object or JSON text), a fork of it: the same data under a
+   * new tenant id and new API keys, its clock at the snapshot's time and its timers re-created on
+   * it. `apiKey` is then the fork's first key that is not revoked. A snapshot of another version,
+   * environment or format, damaged or larger than 16 MiB throws a `TenantDocumentError` and
+   * creates nothing.
+   */
+  createTenant(options?: { capabilities?: string[]; snapshot?: TenantDocument | string }): SandboxTenant;
+  /**
+   * One tenant (default: the default tenant) as a versioned JSON document: its data, clock time,
+   * timers' records, settings, API keys, webhook endpoints and their secrets, idempotency records
+   * and events. Holds secrets: fixtures only. `createTenant({ snapshot })` forks it, here or in
+   * another sandbox (`GET /v1/test_helpers/tenant/snapshot` answers the same document).
+   */
+  exportTenant(tenantId?: string): TenantDocument;
   /** Recorded events of a tenant (default: the default tenant), oldest first. */
   events(tenantId?: string): SandboxEvent[];
   /** The default tenant's `settings.setPrice` (e.g. `{ midRate: '5.10' }` or `{ available: false }`); other tenants keep theirs. */

@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, STATUS_CODES, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { TENANTS_MAX_BODY } from '../sandbox/http/routes/test-helpers.js';
 import { envelopeAnswer } from '../sandbox/http/call.js';
 import { CorsPolicy, isPreflight } from './cors.js';
 import { FAULT_PLAN_HEADER } from '../sandbox/plugins/faults/injector.js';
@@ -60,6 +61,9 @@ const MAX_BODY_BYTES = 1_000_000;
  */
 const LINGER_MS = 5_000;
 const LINGER_BYTES = 64 * 1024 * 1024;
+const TENANTS_PATH = '/v1/test_helpers/tenants';
+/** The body of a fork: the largest tenant document, in bytes (twice its characters: names and messages are mostly ASCII). */
+const SNAPSHOT_BODY_BYTES = TENANTS_MAX_BODY * 2;
 const NO_BODY = new Set(['GET', 'HEAD']);
 // Methods `new Request` refuses. The engine sees a stand-in no route declares, so they get the
 // answer of any undeclared method (401 without a valid key, else 404 not_found), not a 400.
@@ -272,7 +276,9 @@ export function createListener(handler: Handler, options: ListenerOptions): (req
     const answer = async (): Promise<Response> => {
       if (origin !== undefined && isPreflight(method, req.headers)) return preflightResponse(cors, origin, req.headers['access-control-request-private-network'] === 'true');
       try {
-        return await handler.handle(await toRequest(req, options.origin, limit));
+        // A tenant snapshot (a fork) may be larger than any other body.
+        const max = req.url?.startsWith(TENANTS_PATH) === true ? Math.max(limit, SNAPSHOT_BODY_BYTES) : limit;
+        return await handler.handle(await toRequest(req, options.origin, max));
       } catch (error) {
         // The engine never throws; this is the adapter refusing the request.
         return errorResponse(error, newRequestId());

@@ -180,6 +180,11 @@ export class Platform extends EventEmitter<PlatformEvents> implements World, Set
     return { tenant, key };
   }
 
+  /** A tenant was put in memory from a snapshot as a new one (a fork, core/transfer.ts): a stored sandbox writes it. */
+  adopted(tenant: TenantState): void {
+    this.#source?.created(tenant);
+  }
+
   /** Issues an API key for a tenant. */
   issueKey(tenant: TenantState, name: string, capabilities: readonly string[], at: number): KeyRec {
     const prefix = this.settings.environment === 'sandbox' ? 'sk_test_' : 'sk_live_';

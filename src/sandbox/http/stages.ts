@@ -45,8 +45,9 @@ const authenticate: Check = (call) => {
 };
 
 function withBody(call: AppCall, text: string): void {
-  if (text.length > MAX_BODY) {
-    throw new ApiError('validation_error', 'The request body is too large.', { issues: [{ path: '', message: 'At most 1 MB' }] });
+  const max = (call.route as RouteDef).maxBody ?? MAX_BODY;
+  if (text.length > max) {
+    throw new ApiError('validation_error', 'The request body is too large.', { issues: [{ path: '', message: `At most ${max === MAX_BODY ? '1 MB' : `${max} characters`}` }] });
   }
   call.bodyText = text;
 }
