@@ -149,8 +149,9 @@ export class SandboxImpl implements Sandbox {
   readonly settings: SandboxTenantSettings;
   readonly webhooks: SandboxWebhooks;
   readonly faults: SandboxFaults;
-  readonly inspector: SandboxInspector;
-  readonly #inspection: Inspection;
+  #inspector: SandboxInspector | undefined;
+  #inspection: Inspection | undefined;
+  readonly #inspectionParts: ConstructorParameters<typeof Inspection>[0] & { hasRoute: (method: string, path: string) => boolean };
 
   constructor(options: SandboxOptions, hooks: SandboxHooks = {}) {
     const { platform, app, webhooks, faults } = build(options);
@@ -182,9 +183,19 @@ export class SandboxImpl implements Sandbox {
     };
     this.clock = this.clockOf(() => this.#platform.defaultTenantId);
     this.settings = this.settingsOf(() => this.#platform.defaultTenantId);
-    const parts = { platform, requests: app.requests, webhooks: webhooks.records, hasRoute: (method: string, path: string) => app.router.match(method, path) !== null };
-    this.#inspection = new Inspection(parts);
-    this.inspector = createInspector(this.#inspection, parts, this.fetch);
+    this.#inspectionParts = { platform, requests: app.requests, webhooks: webhooks.records, hasRoute: (method: string, path: string) => app.router.match(method, path) !== null };
+  }
+
+  /**
+   * Built on first use: from then on the app records its request log and the inspection watches
+   * conversion moves. Until then neither costs anything (issue 22; docs/decisions.md).
+   */
+  get inspector(): SandboxInspector {
+    if (this.#inspector === undefined) {
+      this.#inspection = new Inspection(this.#inspectionParts);
+      this.#inspector = createInspector(this.#inspection, this.#inspectionParts, this.fetch);
+    }
+    return this.#inspector;
   }
 
   /** Throws once the sandbox is closed: `what` acts (sends, moves time, delivers or changes state). */
@@ -314,7 +325,7 @@ export class SandboxImpl implements Sandbox {
     this.#open('reset');
     const now = this.#tenant(this.#platform.defaultTenantId).clock.nowMs();
     loadSnapshot(this.#platform, this.#initial, now);
-    this.#inspection.forget();
+    this.#inspection?.forget();
   }
 
   snapshot(): SandboxSnapshot {
@@ -324,7 +335,7 @@ export class SandboxImpl implements Sandbox {
   restore(snapshot: SandboxSnapshot | string): void {
     this.#open('restore');
     loadSnapshot(this.#platform, snapshot);
-    this.#inspection.forget();
+    this.#inspection?.forget();
   }
 
   /** A journal line of the named tenants (live objects: serialize at once); `full`: whole tenants (core/snapshot.ts). */

@@ -113,6 +113,8 @@ export async function startServer(options: ServerOptions, log: (line: string) =>
   // Without --data nothing touches the disk.
   const store: DataStore | null = options.data === undefined ? null : openDataStore(options.data, sandboxOptions, { onError: (error) => log(`pix-usdt-sandbox: cannot write ${options.data}: ${(error as Error).message}`) });
   const sandbox: SandboxImpl = store?.sandbox ?? new SandboxImpl(sandboxOptions);
+  // The console at /_inspector/ is there from the start: its request log and live paths too.
+  void sandbox.inspector;
   if (store !== null) {
     const { entries, tornBytes } = store.replayed;
     log(`pix-usdt-sandbox: data in ${store.dir} (${store.origin === 'new' ? 'new' : `restored, ${entries} journal entries`}${tornBytes > 0 ? `; dropped a cut-short last journal line of ${tornBytes} bytes, a mutation never answered` : ''})`);
