@@ -13,7 +13,7 @@ import { type SandboxSnapshot, type TenantTracker, journalParts, loadSnapshot, t
 import type { SandboxEvent, TenantState } from './core/state.js';
 import { App, type CommitHook } from './http/app.js';
 import { SandboxResponse, fastIncoming } from './http/fetch.js';
-import { type Answer, type Middleware, incomingOf } from './http/call.js';
+import { type Answer, type Incoming, type Middleware, incomingOf } from './http/call.js';
 import type { SandboxPlugin } from './http/plugin.js';
 import { CORE_ROUTES, type RouteDef } from './http/routes/index.js';
 import { type SandboxFaults, faultsPlugin } from './plugins/faults/index.js';
@@ -212,6 +212,12 @@ export class SandboxImpl implements Sandbox {
   handle(request: Request): Promise<Response> {
     if (this.#platform.closed) return Promise.reject(new SandboxClosedError('handle'));
     return this.#app.handle(request);
+  }
+
+  /** `handle` without the web `Request` and `Response`: the Node server's path (src/server/adapter.ts). */
+  dispatch(incoming: Incoming): Promise<Answer> {
+    if (this.#platform.closed) return Promise.reject(new SandboxClosedError('handle'));
+    return this.#app.dispatch(incoming);
   }
 
   get apiKey(): string {
