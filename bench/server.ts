@@ -152,7 +152,7 @@ export async function run(options: { rounds?: number; roundMs?: number } = {}): 
     ];
     const figures: ServerFigure[] = [];
     for (const kind of kinds) {
-      for (const t of targets) await load(t.port, kind.next, 400); // warm-up
+      for (const t of targets) await load(t.port, kind.next, 1500); // warm-up: the real server's JIT needs more than a round
       const measured = { served: [] as number[], bare: [] as number[] };
       for (let r = 0; r < rounds; r++) {
         for (const t of r % 2 === 0 ? targets : [...targets].reverse()) measured[t.name as 'served' | 'bare'].push(await load(t.port, kind.next, roundMs));
