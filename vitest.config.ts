@@ -21,6 +21,8 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
+    // A scratch folder for the run, shared by the package tests (one packed tarball), removed at the end.
+    globalSetup: ['test/support/global-setup.ts'],
     environment: 'node',
     testTimeout: 30_000,
     hookTimeout: 30_000,

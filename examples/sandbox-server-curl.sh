@@ -7,7 +7,9 @@ cd "$(dirname "$0")/.."
 # Start on a free port; the one JSON line on stdout says where and with which key.
 exec 3< <(node dist/cli.js serve --port 0 --seed 7 2>/dev/null)
 server_pid=$!
-trap 'kill "$server_pid" 2>/dev/null || true' EXIT
+# Scratch files in a folder of our own (under $TMPDIR), removed on exit with the server.
+work=$(mktemp -d)
+trap 'kill "$server_pid" 2>/dev/null || true; rm -rf "$work"' EXIT
 read -r ready <&3
 url=$(node -e 'console.log(JSON.parse(process.argv[1]).url)' "$ready")
 key=$(node -e 'console.log(JSON.parse(process.argv[1]).api_key)' "$ready")
@@ -18,11 +20,11 @@ create_user() {
   curl -sS -X POST "$url/v1/users" \
     -H "Authorization: Bearer $key" -H 'Content-Type: application/json' -H 'Idempotency-Key: curl-example-1' \
     -d '{"external_id":"curl-1","name":"Curl User","document_type":"cpf","document_number":"52998224725"}' \
-    -D - -o /tmp/pix-usdt-curl-user.json | tr -d '\r' | grep -iE '^(HTTP|idempotent-replayed)' || true
+    -D - -o "$work/user.json" | tr -d '\r' | grep -iE '^(HTTP|idempotent-replayed)' || true
 }
 create_user
 create_user
-node -e 'const u=require("/tmp/pix-usdt-curl-user.json"); console.log(`user ${u.id} kyc=${u.kyc_status} document=${u.document_masked}`)'
+node -e 'const u=require(process.argv[1]); console.log(`user ${u.id} kyc=${u.kyc_status} document=${u.document_masked}`)' "$work/user.json"
 
 # Errors come in the reference's envelope, with a request id.
 curl -sS "$url/v1/users/not-a-uuid" -H "Authorization: Bearer $key"

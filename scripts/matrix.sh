@@ -11,7 +11,10 @@
 # The fuzzing campaigns (test/fuzz/http-*.fuzz.test.ts) are left out: they test the engine's
 # logic, not the runtime, and cost a minute each; the fixed fuzz corpus still runs. So is the
 # packed-tarball consumer (test/package/consumer.test.ts): a minute of TypeScript compiling the
-# same code whatever the Node; scripts/runtimes.ts imports the package on each major instead.
+# same code whatever the Node; scripts/runtimes.ts imports the package on each major instead. And
+# the docs check (test/docs/guides.test.ts): a TypeScript program over every ts block of the docs
+# and an `npm install` of the quick start in a fresh project, about 30 s that `npm test` spends
+# once; neither depends on the Node that runs vitest.
 # The bundle test needs `dist/` (run `npm run build` first, as `npm test` does).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,7 +28,7 @@ for v in $versions; do
   start=$(date +%s)
   echo "=== Node ${v} ==="
   # shellcheck disable=SC2016 # expanded by the inner shell, where npx has put node@${v} first on PATH
-  if npx -y -p "node@${v}" -c 'node --version && node node_modules/vitest/vitest.mjs run --exclude "test/fuzz/http-*.fuzz.test.ts" --exclude test/package/consumer.test.ts '"${vitest_args}"; then
+  if npx -y -p "node@${v}" -c 'node --version && node node_modules/vitest/vitest.mjs run --exclude "test/fuzz/http-*.fuzz.test.ts" --exclude test/package/consumer.test.ts --exclude test/docs/guides.test.ts '"${vitest_args}"; then
     echo "=== Node ${v}: passed in $(($(date +%s) - start)) s ==="
   else
     echo "=== Node ${v}: FAILED after $(($(date +%s) - start)) s ==="

@@ -87,21 +87,12 @@ export interface BrCodeField {
   fields?: BrCodeField[];
 }
 
-/** A BR Code, read. */
-export interface BrCode {
-  /**
-   * `static`: the key is in the code (`26-01`). `dynamic`: the code holds a URL (`26-25`) where the
-   * paying bank fetches the charge.
-   */
-  kind: 'static' | 'dynamic';
+/** What every BR Code carries, whatever its kind. */
+export interface BrCodeBase {
   /** Field `01` is `12`: the code must be paid once only. */
   singleUse: boolean;
-  /** The Pix key (`26-01`) of a static code. */
-  key?: string;
-  /** Free text for the payer (`26-02`) of a static code. */
+  /** Free text for the payer (`26-02`), when present (static codes carry it). */
   description?: string;
-  /** The charge's location without scheme (`26-25`) of a dynamic code. */
-  url?: string;
   /** Merchant category code, field `52` (`0000` when not used). Empty when absent. */
   merchantCategoryCode: string;
   /** ISO 4217 numeric currency, field `53`: `986`. Empty when absent. */
@@ -124,10 +115,54 @@ export interface BrCode {
   fields: BrCodeField[];
 }
 
+/** A static BR Code: the Pix key (`26-01`) is in the code. */
+export interface StaticBrCode extends BrCodeBase {
+  kind: 'static';
+  /** The receiver's Pix key (`26-01`). */
+  key: string;
+  /** Not in a static code. */
+  url?: never;
+}
+
+/** A dynamic BR Code: the paying bank fetches the charge at `url` (`26-25`). */
+export interface DynamicBrCode extends BrCodeBase {
+  kind: 'dynamic';
+  /** The charge's location without scheme (`26-25`). */
+  url: string;
+  /** Not in a dynamic code. */
+  key?: never;
+}
+
+/**
+ * A valid BR Code, read ({@link validateBrCode}): narrow on `kind` to reach the key of a static
+ * code or the URL of a dynamic one.
+ *
+ * @example
+ * ```ts
+ * const result = validateBrCode(text);
+ * if (result.valid && result.brCode.kind === 'static') console.log(result.brCode.key); // a string
+ * ```
+ */
+export type BrCode = StaticBrCode | DynamicBrCode;
+
+/**
+ * What {@link parseBrCode} read, as far as it goes: a code with warnings may lack its key and URL,
+ * or hold both, so neither is narrowed by `kind` here (`kind` is `dynamic` when only a URL was
+ * found). A code with no warning is a {@link BrCode}.
+ */
+export interface ParsedBrCode extends BrCodeBase {
+  /** `static` unless only a URL (`26-25`) was found. */
+  kind: BrCode['kind'];
+  /** The Pix key (`26-01`), when found. */
+  key?: string;
+  /** The charge's location (`26-25`), when found. */
+  url?: string;
+}
+
 /** The answer of {@link parseBrCode}. */
 export interface BrCodeParseResult {
   /** What could be read; `null` when the text holds no field at all. */
-  brCode: BrCode | null;
+  brCode: ParsedBrCode | null;
   /** Every deviation from the manuals, in the order found. */
   warnings: BrCodeIssue[];
 }
@@ -296,7 +331,7 @@ export function parseBrCode(text: string): BrCodeParseResult {
     if (crc.toUpperCase().padStart(4, '0') !== crc16(code.slice(0, (read.starts[crcIndex] as number) + 4))) warn('crc_mismatch', '63');
   }
 
-  const brCode: BrCode = {
+  const brCode: ParsedBrCode = {
     kind,
     singleUse: value('01') === '12',
     merchantCategoryCode: value('52') ?? '',
@@ -336,7 +371,8 @@ export function validateBrCode(text: string): BrCodeValidation {
   const { brCode, warnings } = parseBrCode(text);
   const first = warnings[0];
   if (first !== undefined || brCode === null) return { valid: false, reason: first?.reason ?? 'empty', errors: warnings };
-  return { valid: true, brCode };
+  // No warning: exactly one of the key and the URL was found, and `kind` says which.
+  return { valid: true, brCode: brCode as BrCode };
 }
 
 /** Fields of a BR Code that both kinds share. */

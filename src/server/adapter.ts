@@ -53,17 +53,41 @@ export interface Handler {
 }
 
 const MAX_BODY_BYTES = 1_000_000;
+/**
+ * After refusing a body as too large, the rest of the upload is read and dropped for at most this
+ * long and this much before the connection closes: closing on unread data makes the kernel send
+ * a reset, which destroys the answer before a client that is still sending reads it (nginx's
+ * "lingering close" does the same).
+ */
+const LINGER_MS = 5_000;
+const LINGER_BYTES = 64 * 1024 * 1024;
 const NO_BODY = new Set(['GET', 'HEAD']);
 // Methods `new Request` refuses. The engine sees a stand-in no route declares, so they get the
 // answer of any undeclared method (401 without a valid key, else 404 not_found), not a 400.
 const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
 const STAND_IN_METHOD = 'UNDECLARED-METHOD';
 
-const newRequestId = (): string => `req_${randomUUID().replaceAll('-', '')}`;
+/** A fresh `req_...` id for an answer the engine does not give (adapter refusals, paths outside `/v1`). */
+export const newRequestId = (): string => `req_${randomUUID().replaceAll('-', '')}`;
+
+/**
+ * Writes an error answer in the API's envelope (`code`, `message`, `request_id`, and the same id
+ * in `x-request-id`) straight to a Node response: for the server's own paths outside the engine
+ * (the request log feed, the inspector's gate) and for what fails before an answer exists.
+ */
+export function writeEnvelope(res: ServerResponse, error: { status: number; code: string; message: string; details?: Record<string, unknown> }, headers: Record<string, string> = {}): void {
+  const requestId = newRequestId();
+  const answer = envelopeAnswer({ ...error, headers: { 'x-request-id': requestId, ...headers } }, requestId);
+  const body = answer.body as string;
+  res.writeHead(answer.status, { ...answer.headers, 'content-length': String(Buffer.byteLength(body)) });
+  res.end(body);
+}
 
 /** A client mistake the adapter answers itself, in the engine's envelope. */
 class AdapterError extends Error {
   close = false;
+  /** The request's body was not read to its end: drain it (bounded) after answering. */
+  linger = false;
   constructor(
     readonly status: number,
     readonly code: string,
@@ -78,8 +102,10 @@ function tooLarge(limit: number): AdapterError {
   const error = new AdapterError(400, 'validation_error', 'The request body is too large.', {
     issues: [{ path: '', message: `At most ${limit} bytes` }],
   });
-  // The rest of the body is not read: the connection cannot be reused.
+  // The rest of the body is not read: the connection cannot be reused, and it is drained
+  // (bounded) after the answer so that the client reads the answer rather than a reset.
   error.close = true;
+  error.linger = true;
   return error;
 }
 
@@ -94,7 +120,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       size += chunk.length;
       if (size > limit) {
         req.off('data', onData);
-        req.resume(); // discard the rest; the answer closes the connection
+        req.pause(); // the rest is drained once the answer is written (drainThenEnd)
         reject(tooLarge(limit));
         return;
       }
@@ -186,10 +212,43 @@ function answerFault(answer: Answer): string | null {
   return answer.headers[FAULT_PLAN_HEADER] ?? null;
 }
 
+// Answers to a request whose body was refused before its end (see LINGER_MS).
+const lingering = new WeakSet<Response>();
+
 function errorResponse(error: unknown, requestId: string): Response {
   const e = error instanceof AdapterError ? error : new AdapterError(500, 'internal_error', 'An unexpected error occurred.');
   const answer = envelopeAnswer({ status: e.status, code: e.code, message: e.message, details: e.details, headers: { 'x-request-id': requestId, ...(e.close ? { connection: 'close' } : {}) } }, requestId);
-  return new Response(answer.body, { status: answer.status, headers: answer.headers });
+  const response = new Response(answer.body, { status: answer.status, headers: answer.headers });
+  if (e.linger) lingering.add(response);
+  return response;
+}
+
+/**
+ * Ends an answer already written in full (its `content-length` sent) once the rest of the
+ * request's body has been read and dropped, or after {@link LINGER_MS} or {@link LINGER_BYTES}:
+ * the client reads the answer instead of a reset, and a client that never stops is cut off.
+ */
+function drainThenEnd(req: IncomingMessage, res: ServerResponse): void {
+  let drained = 0;
+  let done = false;
+  const finish = (): void => {
+    if (done) return;
+    done = true;
+    clearTimeout(timer);
+    req.off('data', onData);
+    res.end();
+  };
+  const onData = (chunk: Buffer): void => {
+    drained += chunk.length;
+    if (drained > LINGER_BYTES) finish();
+  };
+  const timer = setTimeout(finish, LINGER_MS);
+  timer.unref();
+  if (req.readableEnded) return finish();
+  req.on('data', onData);
+  req.once('end', finish);
+  req.once('close', finish);
+  req.resume();
 }
 
 interface WriteOptions {
@@ -200,6 +259,8 @@ interface WriteOptions {
   extra: Record<string, string> | null;
   /** The method a stand-in replaced, named back in the engine's message. */
   method: string;
+  /** The request whose unread body is drained before the connection closes (an oversized body). */
+  drain: IncomingMessage | null;
 }
 
 async function writeResponse(res: ServerResponse, response: Response, options: WriteOptions): Promise<void> {
@@ -213,7 +274,13 @@ async function writeResponse(res: ServerResponse, response: Response, options: W
   if (body !== null) headers['content-length'] = String(body.length);
   if (options.close) headers['connection'] = 'close';
   res.writeHead(response.status, headers);
-  res.end(options.head ? undefined : (body ?? undefined));
+  if (options.drain === null) {
+    res.end(options.head ? undefined : (body ?? undefined));
+    return;
+  }
+  // The whole answer goes out now; the connection ends once the upload is drained.
+  if (!options.head && body !== null) res.write(body);
+  drainThenEnd(options.drain, res);
 }
 
 /** The answer to a CORS preflight: allowed, or refused in the envelope with the way out. */
@@ -257,7 +324,8 @@ export function createListener(handler: Handler, options: ListenerOptions): (req
       if (isNetworkFault(response)) res.socket?.destroy();
       else {
         const extra = origin !== undefined && cors.allows(origin) ? cors.responseHeaders(origin) : null;
-        await writeResponse(res, response, { head: method === 'HEAD', close: options.closing?.() === true, extra, method });
+        const drain = lingering.has(response) ? req : null;
+        await writeResponse(res, response, { head: method === 'HEAD', close: options.closing?.() === true, extra, method, drain });
       }
       options.log({
         method,
@@ -282,7 +350,8 @@ export function createListener(handler: Handler, options: ListenerOptions): (req
             if (network) res.socket?.destroy();
             else {
               const extra = origin !== undefined && cors.allows(origin) ? cors.responseHeaders(origin) : null;
-              writeAnswer(res, answer, { head: method === 'HEAD', close: options.closing?.() === true, extra, method });
+              // The body was read to its end (a refused one answers through answerWith): nothing to drain.
+              writeAnswer(res, answer, { head: method === 'HEAD', close: options.closing?.() === true, extra, method, drain: null });
             }
             options.log({
               method,

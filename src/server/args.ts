@@ -7,6 +7,7 @@
 import { Command as Program, CommanderError } from 'commander';
 import { version } from '../../package.json';
 import { COMMANDS, type Plan } from './commands/index.js';
+import { prose, wrap } from './help.js';
 import { UsageError } from './usage.js';
 
 export { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_URL, UsageError, isLoopback } from './usage.js';
@@ -18,11 +19,17 @@ export type Command = { kind: 'help'; text: string } | { kind: 'version' } | Pla
 
 const NAME = 'pix-usdt-sandbox';
 
-const EPILOGUE = `
-Exit codes: 0 ok, 1 the command failed (the server answered an error, a receiver failed...),
+const EPILOGUE = `Exit codes: 0 ok, 1 the command failed (the server answered an error, a receiver failed...),
 2 usage error, 3 the server cannot be reached, 4 the server refused the API key.
+
 The commands other than serve talk to a running server: --url and --api-key, or
 PIX_USDT_SANDBOX_URL and PIX_USDT_API_KEY. Every command has --help and --json.`;
+
+/** Options of {@link parseCommand}. */
+export interface ParseOptions {
+  /** Columns the help is wrapped to (the CLI passes the terminal's; default 80). */
+  helpWidth?: number;
+}
 
 interface Captured {
   out: string;
@@ -30,8 +37,10 @@ interface Captured {
 }
 
 /** The program, with every command's action reporting its plan to `onPlan`. */
-function buildProgram(captured: Captured, onPlan: (plan: Plan) => void): Program {
+function buildProgram(captured: Captured, onPlan: (plan: Plan) => void, helpWidth: number): Program {
   const program = new Program(NAME)
+    // Wrapped once, to the width: the sources' line breaks inside a paragraph are not kept (help.ts).
+    .configureHelp({ helpWidth, minWidthToWrap: 20, preformatted: () => false, boxWrap: (text, width) => wrap(text, width) })
     .description('The pix-usdt sandbox (the whole platform, in memory) as an HTTP(S) server, and the commands that drive it.')
     .usage('<command> [options]')
     .helpOption('-h, --help', 'show this help')
@@ -49,7 +58,8 @@ function buildProgram(captured: Captured, onPlan: (plan: Plan) => void): Program
       onPlan({ kind: spec.kind, options: spec.parse(command.opts(), command.args) } as Plan);
     });
   }
-  program.addHelpText('after', `\nUsage of each command (${NAME} <command> --help for all its options):\n${COMMANDS.map((c) => `  ${NAME} ${c.synopsis}`).join('\n')}\n${EPILOGUE}\n`);
+  const usage = COMMANDS.map((c) => `  ${NAME} ${c.synopsis}`).join('\n');
+  program.addHelpText('after', `\n${wrap(prose(`Usage of each command (${NAME} <command> --help for all its options):\n${usage}\n\n${EPILOGUE}`), helpWidth)}\n`);
   return program;
 }
 
@@ -65,10 +75,10 @@ function commandPath(argv: readonly string[]): string {
 }
 
 /** Parses `argv` (without `node` and the script). Throws {@link UsageError} on any mistake. */
-export function parseCommand(argv: readonly string[]): Command {
+export function parseCommand(argv: readonly string[], options: ParseOptions = {}): Command {
   const captured: Captured = { out: '', err: '' };
   let plan: Plan | undefined;
-  const program = buildProgram(captured, (p) => (plan = p));
+  const program = buildProgram(captured, (p) => (plan = p), options.helpWidth ?? 80);
   if (argv.length === 0) {
     program.outputHelp();
     return { kind: 'help', text: captured.out };

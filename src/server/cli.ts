@@ -8,6 +8,7 @@
  */
 import { version } from '../../package.json';
 import { UsageError, parseCommand } from './args.js';
+import { terminalWidth } from './help.js';
 import { EXIT, processIo } from './run/io.js';
 import { run } from './run/index.js';
 
@@ -18,7 +19,7 @@ process.stderr.on('error', () => undefined);
 async function main(argv: readonly string[]): Promise<number | null> {
   let command;
   try {
-    command = parseCommand(argv);
+    command = parseCommand(argv, { helpWidth: terminalWidth() });
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     processIo.stderr(`pix-usdt-sandbox: ${error.message}`);

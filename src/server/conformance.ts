@@ -10,8 +10,9 @@ import { writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
 import { recordingFetch, runConformanceCommand, type ReceivedWebhook } from '../parity/index.js';
+import { prose, wrap } from './help.js';
 
-/** `conformance --help`. */
+/** `conformance --help`, unwrapped (each option on one line); {@link conformanceHelp} wraps it. */
 export const CONFORMANCE_HELP = `Usage: pix-usdt-sandbox conformance --base-url URL --api-key KEY [options]
 
 Runs the conformance scenarios of pix-usdt/parity against any deployment of the API (the
@@ -23,27 +24,33 @@ Options:
   --base-url URL        the API's base URL (or PIX_USDT_SANDBOX_URL)
   --api-key KEY         a sk_test_ key of that deployment (or PIX_USDT_API_KEY)
   --receiver-url URL    an HTTPS URL that receives webhooks (enables the webhook scenario)
-  --receiver-port PORT  listen on 127.0.0.1:PORT for what --receiver-url forwards (a tunnel),
-                        so that signatures and the event sequence are checked
+  --receiver-port PORT  listen on 127.0.0.1:PORT for what --receiver-url forwards (a tunnel), so that signatures and the event sequence are checked
   --scenario ID         run only this scenario, or an area with a trailing dot (repeatable)
   --rate-limit          also exhaust the quote limit to observe the 429 (runs last)
   --no-pacing           do not pace requests (a local sandbox only)
   --json                print the report as JSON instead of the table
   --junit FILE          also write the report as JUnit XML to FILE
-  --record FILE         also write the run's traffic to FILE as a cassette (keys, secrets and
-                        CPFs redacted), for replayFetch and diffCassette
+  --record FILE         also write the run's traffic to FILE as a cassette (keys, secrets and CPFs redacted), for replayFetch and diffCassette
   -h, --help            show this help
 
 Exit codes: 0 every promise of the reference holds (findings may remain), 1 a promise differs
 or a scenario could not finish, 2 a usage error (nothing was sent).
+
 See docs/parity.md.
 `;
+
+/** `conformance --help` wrapped once, to `width` columns (the terminal's). */
+export function conformanceHelp(width = 80): string {
+  return wrap(prose(CONFORMANCE_HELP), width);
+}
 
 /** Where the command writes. */
 export interface ConformanceIo {
   stdout(text: string): void;
   stderr(text: string): void;
   env: Record<string, string | undefined>;
+  /** Columns the help is wrapped to (default 80). */
+  helpWidth?: number;
 }
 
 async function listen(port: number): Promise<{ received: ReceivedWebhook[]; close(): void }> {
@@ -89,7 +96,7 @@ export async function conformanceMain(argv: readonly string[], io: ConformanceIo
     return 2;
   }
   if (values.help === true) {
-    io.stdout(CONFORMANCE_HELP);
+    io.stdout(conformanceHelp(io.helpWidth));
     return 0;
   }
   const baseUrl = values['base-url'] ?? io.env['PIX_USDT_SANDBOX_URL'];

@@ -5,6 +5,10 @@
  * the one the connection uses (the check runs inside the socket's DNS lookup, so a name cannot
  * resolve to a public address for the check and a private one for the connection).
  *
+ * An IPv6 address that carries an IPv4 address (NAT64, 6to4, Teredo, IPv4-compatible, IPv4-translated,
+ * ISATAP) reaches that IPv4 address through a gateway or relay: the IPv4 address inside is
+ * decoded ({@link embeddedIPv4}) and given the same policy as the IPv4 address itself.
+ *
  * Schemes and certificates: in the sandbox environment a loopback receiver (`localhost`,
  * 127.0.0.0/8, `[::1]`) may be `http://` or `https://` with any certificate; everything else is
  * `https://` with a verified certificate (unless `--insecure-webhooks`). Production keeps the
@@ -65,7 +69,7 @@ const INTERNAL_RANGES: ReadonlyArray<readonly [...Range, string]> = [
   ['203.0.113.0', 24, 'ipv4', 'documentation address'],
   ['224.0.0.0', 4, 'ipv4', 'multicast address'],
   ['240.0.0.0', 4, 'ipv4', 'reserved or broadcast address'],
-  ['::', 96, 'ipv6', 'unspecified or IPv4-compatible address'],
+  ['::', 96, 'ipv6', 'unspecified or deprecated IPv4-compatible address'],
   ['100::', 64, 'ipv6', 'discard address'],
   ['2001:db8::', 32, 'ipv6', 'documentation address'],
   ['fc00::', 7, 'ipv6', 'unique-local (private) address'],
@@ -88,6 +92,73 @@ function rangeList(ranges: readonly Range[]): BlockList {
   const list = new BlockList();
   for (const [address, prefix, family] of ranges) list.addSubnet(address, prefix, family);
   return list;
+}
+
+/** An IPv4 address carried inside an IPv6 address, and the form that carries it. */
+export interface EmbeddedIPv4 {
+  /** Dotted quad. */
+  ipv4: string;
+  /** How it is carried, for messages: `NAT64`, `6to4`, `Teredo server`, ... */
+  form: string;
+}
+
+/** The 16 bytes of an IPv6 address (any text form `net.isIP` accepts, a zone id dropped), or `null`. */
+export function ipv6Bytes(address: string): Uint8Array | null {
+  const text = unbracket(address).replace(/%.*$/, '');
+  if (isIP(text) !== 6) return null;
+  // The URL parser writes the canonical form: lower-case hex groups, `::` at most once, no dotted quad.
+  const canonical = new URL(`http://[${text}]/`).hostname.slice(1, -1);
+  const [head = '', tail] = canonical.split('::');
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === undefined || tail === '' ? [] : tail.split(':');
+  const groups = [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
+  const bytes = new Uint8Array(16);
+  groups.forEach((group, i) => {
+    const value = Number.parseInt(group, 16);
+    bytes[2 * i] = value >> 8;
+    bytes[2 * i + 1] = value & 0xff;
+  });
+  return bytes;
+}
+
+const quad = (b: ArrayLike<number>, invert = false): string => Array.from(b, (x) => (invert ? ~x & 0xff : x)).join('.');
+const zero = (b: Uint8Array, from: number, to: number): boolean => b.subarray(from, to).every((x) => x === 0);
+
+/**
+ * The IPv4 addresses an IPv6 address carries (none for most): NAT64 `64:ff9b::/96` (RFC 6052)
+ * and the local-use `64:ff9b:1::/48` (RFC 8215, every prefix length of RFC 6052 whose layout
+ * the address fits: /48, /56, /64, /96), 6to4 `2002::/16`, Teredo `2001::/32` (the server,
+ * bits 32-63, and the client, the last 32 bits inverted: both are reached through it),
+ * IPv4-compatible `::a.b.c.d`, IPv4-translated `::ffff:0:a.b.c.d` (SIIT) and an ISATAP
+ * interface identifier (`...:0:5efe:a.b.c.d`, `...:200:5efe:a.b.c.d`). IPv4-mapped
+ * `::ffff:a.b.c.d` is not listed: the address checks already treat it as its IPv4 address.
+ */
+export function embeddedIPv4(address: string): EmbeddedIPv4[] {
+  const b = ipv6Bytes(address);
+  if (b === null) return [];
+  const word = (i: number): number => ((b[i] as number) << 8) | (b[i + 1] as number);
+  const last = b.subarray(12, 16);
+  const found: EmbeddedIPv4[] = [];
+  if (word(0) === 0x64 && word(2) === 0xff9b && zero(b, 4, 12)) found.push({ ipv4: quad(last), form: 'NAT64' });
+  else if (word(0) === 0x64 && word(2) === 0xff9b && word(4) === 0x1 && b[8] === 0) {
+    // RFC 6052 layouts inside the /48: the IPv4 bits around the zero octet 8, then a zero suffix.
+    const layouts: Array<[prefix: number, ipv4: number[], suffixFrom: number]> = [
+      [48, [6, 7, 9, 10], 11],
+      [56, [7, 9, 10, 11], 12],
+      [64, [9, 10, 11, 12], 13],
+      [96, [12, 13, 14, 15], 16],
+    ];
+    for (const [prefix, at, suffixFrom] of layouts) {
+      if (zero(b, suffixFrom, 16)) found.push({ ipv4: quad(at.map((i) => b[i] as number)), form: `local-use NAT64 (/${prefix})` });
+    }
+  } else if (word(0) === 0x2002) found.push({ ipv4: quad(b.subarray(2, 6)), form: '6to4' });
+  else if (word(0) === 0x2001 && word(2) === 0) {
+    found.push({ ipv4: quad(b.subarray(4, 8)), form: 'Teredo server' });
+    found.push({ ipv4: quad(last, true), form: 'Teredo client' });
+  } else if (zero(b, 0, 12) && !zero(b, 12, 15)) found.push({ ipv4: quad(last), form: 'IPv4-compatible' });
+  else if (zero(b, 0, 8) && word(8) === 0xffff && word(10) === 0) found.push({ ipv4: quad(last), form: 'IPv4-translated' });
+  if ((word(8) & 0xfdff) === 0 && word(10) === 0x5efe) found.push({ ipv4: quad(last), form: 'ISATAP' });
+  return found;
 }
 
 /** One `--webhook-allow` entry, parsed: a range, or a host name. Throws a message on anything else. */
@@ -151,9 +222,19 @@ export class DeliveryPolicy {
       if (this.environment === 'sandbox') return null;
       return `Refused to deliver to ${address} (loopback address) in production: allow it with --webhook-allow.`;
     }
-    for (const [list, what] of this.#internal) {
-      if (list.check(address, family)) return `Refused to deliver to ${address} (${what}): allow it with --webhook-allow.`;
+    // The IPv4 address a gateway or relay would reach gets the IPv4 address's own policy; its
+    // loopback is another machine's (the gateway's), so it is internal here.
+    for (const { ipv4, form } of family === 'ipv6' ? embeddedIPv4(address) : []) {
+      if (this.#allowed.check(ipv4, 'ipv4')) continue;
+      const what = this.#loopback.check(ipv4, 'ipv4') ? 'loopback address' : this.#internalReason(ipv4, 'ipv4');
+      if (what !== null) return `Refused to deliver to ${address} (${form} address carrying ${ipv4}, a ${what}): allow it with --webhook-allow.`;
     }
+    const what = this.#internalReason(address, family);
+    return what === null ? null : `Refused to deliver to ${address} (${what}): allow it with --webhook-allow.`;
+  }
+
+  #internalReason(address: string, family: 'ipv4' | 'ipv6'): string | null {
+    for (const [list, what] of this.#internal) if (list.check(address, family)) return what;
     return null;
   }
 

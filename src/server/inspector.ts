@@ -9,6 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import type { Sandbox } from '../sandbox/index.js';
+import { writeEnvelope } from './adapter.js';
 
 /** The path the server serves the inspector under. */
 export const INSPECTOR_PATH = '/_inspector/';
@@ -34,8 +35,7 @@ export function isLoopbackHost(host: string | undefined): boolean {
 /** Answers one inspector request from `sandbox.inspector.fetch`. */
 export async function serveInspector(sandbox: Sandbox, origin: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
   if (!isLoopback(req.socket.remoteAddress) || !isLoopbackHost(req.headers.host)) {
-    res.writeHead(403, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ code: 'forbidden', message: 'The inspector answers loopback clients only, at a loopback host name: open it on the machine that runs the server.' }));
+    writeEnvelope(res, { status: 403, code: 'forbidden', message: 'The inspector answers loopback clients only, at a loopback host name: open it on the machine that runs the server.' });
     return;
   }
   const controller = new AbortController();
@@ -46,7 +46,14 @@ export async function serveInspector(sandbox: Sandbox, origin: string, req: Inco
     init.body = Readable.toWeb(req) as unknown as ReadableStream<Uint8Array>;
     init.duplex = 'half';
   }
-  const response = await sandbox.inspector.fetch(new Request(new URL(req.url ?? '/', origin), init));
+  let request: Request;
+  try {
+    request = new Request(new URL(req.url ?? '/', origin), init);
+  } catch {
+    writeEnvelope(res, { status: 400, code: 'validation_error', message: 'The request is malformed.' });
+    return;
+  }
+  const response = await sandbox.inspector.fetch(request);
   const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => {
     headers[name] = value;

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { DEFAULT_DELIVERY_CONCURRENCY, type Sandbox, type SandboxOptions } from '../sandbox/index.js';
 import { SandboxImpl } from '../sandbox/sandbox.js';
 import { INSPECTOR_PATH, isInspectorPath, serveInspector } from './inspector.js';
-import { type RequestLogEntry, createClientErrorHandler, createConnectHandler, createListener } from './adapter.js';
+import { type RequestLogEntry, createClientErrorHandler, createConnectHandler, createListener, writeEnvelope } from './adapter.js';
 import type { ServeOptions } from './commands/serve.js';
 import { CorsPolicy } from './cors.js';
 import { type DataStore, openDataStore } from './persistence.js';
@@ -161,9 +161,14 @@ export async function startServer(options: ServerOptions, log: (line: string) =>
     const owner = sandbox.keyOwner(authorization);
     return owner === null ? null : { all: false, tenantId: owner.tenantId, live: owner.live };
   };
+  // What fails on the paths outside the engine is still answered in the envelope, not dropped.
+  const failed = (res: http.ServerResponse): void => {
+    if (res.headersSent) res.destroy();
+    else writeEnvelope(res, { status: 500, code: 'internal_error', message: 'An unexpected error occurred.' });
+  };
   const listener: http.RequestListener = (req, res) => {
-    if ((req.url ?? '').split('?')[0] === LOG_STREAM_PATH) void requests.stream(req, res, authorize).catch(() => res.destroy());
-    else if (isInspectorPath(req.url)) void serveInspector(sandbox, origin, req, res).catch(() => res.destroy());
+    if ((req.url ?? '').split('?')[0] === LOG_STREAM_PATH) void requests.stream(req, res, authorize).catch(() => failed(res));
+    else if (isInspectorPath(req.url)) void serveInspector(sandbox, origin, req, res).catch(() => failed(res));
     else api(req, res);
   };
   // Bounded waits for slow or stuck clients. Node checks them every `connectionsCheckingInterval`

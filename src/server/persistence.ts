@@ -13,6 +13,9 @@
  *   as they did the first time.
  * - `lock`: the pid of the server using the folder (a dead pid's lock is taken over).
  *
+ * Every file goes through {@link DataFolder} (src/server/data-folder.ts): the folder `700`, files
+ * `600` created exclusively, nothing read or written through a symbolic link.
+ *
  * At start the snapshot plus the journal's later entries are the state; it is compacted into a
  * new snapshot (and an empty journal) at once, when the journal outgrows the snapshot, and at a
  * clean stop. A damaged or foreign file stops the start with {@link DataError}, untouched; the
@@ -21,21 +24,18 @@
  * @module
  */
 import fs from 'node:fs';
-import path from 'node:path';
 import type { SandboxSnapshot, TenantSnapshot } from '../sandbox/index.js';
 import { SandboxImpl, type TenantChange } from '../sandbox/sandbox.js';
 import type { SandboxOptions } from '../sandbox/types.js';
+import { DataError, DataFolder, TEMP_SUFFIX, describeFsError as describe, writeAll } from './data-folder.js';
 import { processAlive } from './process.js';
+
+export { DataError } from './data-folder.js';
 
 /** What marks our snapshot file, and the version this code writes and reads. */
 export const DATA_FORMAT = 'pix-usdt-sandbox-data';
 export const DATA_VERSION = 1;
 const JOURNAL_FORMAT = 'pix-usdt-sandbox-journal';
-
-/** Why a data folder cannot be used. The CLI prints the message and exits with code 1. */
-export class DataError extends Error {
-  override readonly name = 'DataError';
-}
 
 interface SnapshotFile {
   format: typeof DATA_FORMAT;
@@ -73,12 +73,6 @@ const SNAPSHOT = 'snapshot.json';
 const JOURNAL = 'journal.ndjson';
 const LOCK = 'lock';
 
-function describe(error: unknown): string {
-  const e = error as NodeJS.ErrnoException;
-  if (e.code === 'EACCES' || e.code === 'EPERM' || e.code === 'EROFS') return 'permission denied';
-  return e.code ?? (error instanceof Error ? error.message : String(error));
-}
-
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -105,13 +99,9 @@ function isSnapshot(value: unknown): value is SandboxSnapshot {
   return isObject(value) && value['format'] === 'pix-usdt-sandbox' && value['version'] === 1 && Array.isArray(value['tenants']);
 }
 
-function readSnapshot(file: string): SnapshotFile {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new DataError(`Cannot read ${file}: ${describe(error)}.`);
-  }
+function readSnapshot(folder: DataFolder): SnapshotFile {
+  const file = folder.file(SNAPSHOT);
+  const text = folder.readText(SNAPSHOT);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -126,13 +116,9 @@ function readSnapshot(file: string): SnapshotFile {
 }
 
 /** The journal's entries; a last line cut short (no newline, not JSON) is dropped. */
-function readJournal(file: string): { entries: JournalEntry[]; tornBytes: number } {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new DataError(`Cannot read ${file}: ${describe(error)}.`);
-  }
+function readJournal(folder: DataFolder): { entries: JournalEntry[]; tornBytes: number } {
+  const file = folder.file(JOURNAL);
+  const text = folder.readText(JOURNAL);
   const lines = text.split('\n');
   const tail = lines.pop() as string;
   // Every line is written whole with its newline before any answer it covers leaves: a tail
@@ -228,62 +214,35 @@ export function compose(base: SnapshotFile, entries: readonly JournalEntry[], re
   return { ...platform, tenants: [...tenants.values()].map((w) => w.result(realTime, now)) };
 }
 
-function writeAll(fd: number, data: string): void {
-  const buffer = Buffer.from(data);
-  let offset = 0;
-  while (offset < buffer.length) offset += fs.writeSync(fd, buffer, offset, buffer.length - offset);
-}
-
-/** Writes a file whole: a temporary file, flushed, renamed over the old one, the folder flushed. */
-function writeAtomic(dir: string, name: string, data: string): void {
-  const target = path.join(dir, name);
-  const temp = `${target}.tmp`;
-  const fd = fs.openSync(temp, 'w');
-  try {
-    writeAll(fd, data);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  fs.renameSync(temp, target);
-  syncDir(dir);
-}
-
-function syncDir(dir: string): void {
-  try {
-    const fd = fs.openSync(dir, 'r');
-    try {
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-  } catch {
-    // Not every platform can flush a folder (Windows); the rename itself is atomic there too.
-  }
-}
-
-
 /** Takes the folder's lock (a server killed with -9 leaves a lock whose pid is gone: taken over). */
-function lock(dir: string): string {
-  const file = path.join(dir, LOCK);
+function lock(folder: DataFolder): void {
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      const fd = fs.openSync(file, 'wx');
-      writeAll(fd, `${process.pid}\n`);
-      fs.closeSync(fd);
-      return file;
+      const fd = folder.createExclusive(LOCK);
+      try {
+        writeAll(fd, `${process.pid}\n`);
+      } finally {
+        fs.closeSync(fd);
+      }
+      return;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
-        throw new DataError(`Cannot write in ${dir}: ${describe(error)}. Give --data a folder this user can write to.`);
+        throw new DataError(`Cannot write in ${folder.path}: ${describe(error)}. Give --data a folder this user can write to.`);
       }
-      const pid = Number.parseInt(fs.readFileSync(file, 'utf8'), 10);
+      // Read without following a link: a lock that is not a regular file is not a server's.
+      let pid = Number.NaN;
+      try {
+        pid = Number.parseInt(folder.readText(LOCK), 10);
+      } catch (readError) {
+        if (!(readError instanceof DataError)) throw readError;
+      }
       if (Number.isInteger(pid) && pid !== process.pid && processAlive(pid)) {
-        throw new DataError(`${dir} is in use by another sandbox server (pid ${pid}). Stop it, or give --data another folder.`);
+        throw new DataError(`${folder.path} is in use by another sandbox server (pid ${pid}). Stop it, or give --data another folder.`);
       }
-      fs.rmSync(file, { force: true });
+      folder.remove(LOCK);
     }
   }
-  throw new DataError(`Cannot take the lock ${file}. Remove it if no server uses ${dir}.`);
+  throw new DataError(`Cannot take the lock ${folder.file(LOCK)}. Remove it if no server uses ${folder.path}.`);
 }
 
 /** Options of {@link openDataStore}. */
@@ -299,25 +258,22 @@ export interface DataStoreOptions {
  * folder or a file in it cannot be used; nothing in the folder is changed then.
  */
 export function openDataStore(dirArg: string, sandboxOptions: SandboxOptions, options: DataStoreOptions = {}): DataStore {
-  const dir = path.resolve(dirArg);
   const compactBytes = options.compactBytes ?? 8_000_000;
-  if (fs.existsSync(dir) && !fs.statSync(dir).isDirectory()) throw new DataError(`${dir} is not a folder. Give --data a folder (it is created when missing).`);
-  try {
-    fs.mkdirSync(dir, { recursive: true });
-  } catch (error) {
-    throw new DataError(`Cannot create the data folder ${dir}: ${describe(error)}.`);
-  }
-  const snapshotFile = path.join(dir, SNAPSHOT);
-  const journalFile = path.join(dir, JOURNAL);
-  const hasSnapshot = fs.existsSync(snapshotFile);
-  const hasJournal = fs.existsSync(journalFile);
+  // Created 700 when missing; refused when others can write to it.
+  const folder = DataFolder.open(dirArg);
+  const dir = folder.path;
+  const snapshotFile = folder.file(SNAPSHOT);
+  const journalFile = folder.file(JOURNAL);
+  // A link (or anything but a regular file) in place of either is refused by name.
+  const hasSnapshot = folder.has(SNAPSHOT);
+  const hasJournal = folder.has(JOURNAL);
   // Read and check everything before writing anything (the lock included).
   let restored: SandboxSnapshot | null = null;
   let seq = 0;
   const replayed = { entries: 0, tornBytes: 0 };
   if (hasSnapshot) {
-    const base = readSnapshot(snapshotFile);
-    const { entries, tornBytes } = hasJournal ? readJournal(journalFile) : { entries: [], tornBytes: 0 };
+    const base = readSnapshot(folder);
+    const { entries, tornBytes } = hasJournal ? readJournal(folder) : { entries: [], tornBytes: 0 };
     restored = compose(base, entries, sandboxOptions.now === undefined);
     seq = Math.max(base.seq, ...entries.map((e) => e.seq));
     replayed.entries = entries.filter((e) => e.seq > base.seq).length;
@@ -325,12 +281,13 @@ export function openDataStore(dirArg: string, sandboxOptions: SandboxOptions, op
   } else if (hasJournal) {
     throw new DataError(`${journalFile} has no ${SNAPSHOT} beside it (it was moved or deleted). Put it back, or move the journal away to start afresh.`);
   } else {
-    const foreign = fs.readdirSync(dir).filter((name) => name !== LOCK && !name.startsWith('.') && !name.endsWith('.tmp'));
+    // Stale temporary files are removed before they are created again, links included.
+    const foreign = folder.names().filter((name) => name !== LOCK && !name.startsWith('.') && !name.endsWith(TEMP_SUFFIX));
     if (foreign.length > 0) {
       throw new DataError(`${dir} holds files that are not a sandbox's (${foreign.slice(0, 3).join(', ')}${foreign.length > 3 ? ', ...' : ''}). Give --data an empty or new folder; nothing there is touched.`);
     }
   }
-  const lockFile = lock(dir);
+  lock(folder);
   let journalFd: number | null = null;
   let journalBytes = 0;
   let snapshotBytes = 0;
@@ -344,7 +301,7 @@ export function openDataStore(dirArg: string, sandboxOptions: SandboxOptions, op
     try {
       sandbox.restore(restored);
     } catch (error) {
-      fs.rmSync(lockFile, { force: true });
+      folder.remove(LOCK);
       throw new DataError(`${snapshotFile} cannot be loaded: ${(error as Error).message} The files are left as they are.`);
     }
   }
@@ -358,8 +315,8 @@ export function openDataStore(dirArg: string, sandboxOptions: SandboxOptions, op
 
   function openJournal(): void {
     const header = `${JSON.stringify({ format: JOURNAL_FORMAT, version: DATA_VERSION })}\n`;
-    writeAtomic(dir, JOURNAL, header);
-    journalFd = fs.openSync(journalFile, 'a');
+    folder.writeAtomic(JOURNAL, header);
+    journalFd = folder.openAppend(JOURNAL);
     journalBytes = header.length;
   }
 
@@ -369,7 +326,7 @@ export function openDataStore(dirArg: string, sandboxOptions: SandboxOptions, op
     const file: SnapshotFile = { format: DATA_FORMAT, version: DATA_VERSION, seq, writtenAt: Date.now(), snapshot: sandbox.journal(sandbox.tenantIds(), true) };
     const text = JSON.stringify(file);
     // Snapshot first, journal second: a stop in between leaves entries the snapshot's seq skips.
-    writeAtomic(dir, SNAPSHOT, text);
+    folder.writeAtomic(SNAPSHOT, text);
     snapshotBytes = text.length;
     dirty.clear();
     openJournal();
@@ -417,7 +374,8 @@ export function openDataStore(dirArg: string, sandboxOptions: SandboxOptions, op
   try {
     compact();
   } catch (error) {
-    fs.rmSync(lockFile, { force: true });
+    folder.remove(LOCK);
+    if (error instanceof DataError) throw error;
     throw new DataError(`Cannot write in ${dir}: ${describe(error)}. Give --data a folder this user can write to.`);
   }
 
@@ -432,7 +390,7 @@ export function openDataStore(dirArg: string, sandboxOptions: SandboxOptions, op
       compact();
       if (journalFd !== null) fs.closeSync(journalFd);
       journalFd = null;
-      fs.rmSync(lockFile, { force: true });
+      folder.remove(LOCK);
     },
   };
 }

@@ -7,6 +7,7 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { newRequestId, writeEnvelope } from './adapter.js';
 
 /** One answered request, as `logs tail` prints it. */
 export interface LoggedRequest {
@@ -76,17 +77,15 @@ export class RequestLog {
    * the reader may see. `?backlog=N` first sends the last N entries kept that it may see.
    */
   async stream(req: IncomingMessage, res: ServerResponse, authorize: (authorization: string | undefined) => LogReader | null | Promise<LogReader | null>): Promise<void> {
-    const reject = (status: number, code: string, message: string): void => {
-      res.writeHead(status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ code, message }));
-    };
-    if (req.method !== 'GET') return reject(405, 'method_not_allowed', `Use GET ${LOG_STREAM_PATH}.`);
+    // Refusals in the API's envelope, with a request id, as on /v1.
+    const reject = (status: number, code: string, message: string, headers: Record<string, string> = {}): void => writeEnvelope(res, { status, code, message }, headers);
+    if (req.method !== 'GET') return reject(405, 'method_not_allowed', `Use GET ${LOG_STREAM_PATH}.`, { allow: 'GET' });
     const reader = await authorize(req.headers.authorization);
     if (reader === null) {
       return reject(401, 'authentication_failed', "Send an API key of this server (its tenant's requests) or the control key serve printed (every request): Authorization: Bearer <key>.");
     }
     const backlog = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('backlog') ?? '0');
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', 'x-accel-buffering': 'no' });
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', 'x-accel-buffering': 'no', 'x-request-id': newRequestId() });
     // A comment first: the client knows it is subscribed before any request is logged.
     res.write(': pix-usdt-sandbox request log\n\n');
     if (Number.isInteger(backlog) && backlog > 0) {

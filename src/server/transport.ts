@@ -112,16 +112,23 @@ export function createHttpsTransport(options: HttpsTransportOptions = {}): HttpW
       const onResponse = (res: http.IncomingMessage): void => {
         const chunks: Buffer[] = [];
         let size = 0;
-        res.on('data', (chunk: Buffer) => {
-          if (size < maxBytes) chunks.push(chunk.subarray(0, maxBytes - size));
-          size += chunk.length;
-        });
-        res.once('end', () => {
+        const answer = (): void => {
           if (settle.done) return;
           settle.done = true;
           clearTimeout(timer);
           resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') });
+        };
+        res.on('data', (chunk: Buffer) => {
+          chunks.push(chunk.subarray(0, maxBytes - size));
+          size += Math.min(chunk.length, maxBytes - size);
+          // The status is the answer; the rest of a long body is not read (a receiver answering
+          // 100 MB, or forever, must not hold memory or the attempt): stop, and drop the connection.
+          if (size >= maxBytes) {
+            answer();
+            res.destroy();
+          }
         });
+        res.once('end', answer);
         res.once('error', (error) => fail(error));
       };
       // One deadline for the whole attempt (a socket timeout alone restarts on every byte).

@@ -1,5 +1,8 @@
 // Every example runs here, as a partner would run it, so none can rot.
 import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 
@@ -52,8 +55,17 @@ describe('examples', () => {
     expect(out).toMatch(/deliveries: (user\.kyc_\w+=succeeded(, )?){2}$/m);
   });
 
-  it('the sandbox server used from curl (the built binary)', async () => {
-    const { stdout } = await run('bash', ['examples/sandbox-server-curl.sh'], { cwd: root, timeout: 60_000 });
+  it('the sandbox server used from curl (the built binary), writing only in a temporary folder of its own, removed', async () => {
+    const scratch = mkdtempSync(join(tmpdir(), 'pix-usdt-curl-'));
+    let stdout: string;
+    try {
+      ({ stdout } = await run('bash', ['examples/sandbox-server-curl.sh'], { cwd: root, timeout: 60_000, env: { ...process.env, TMPDIR: scratch } }));
+      // Its scratch file lived under $TMPDIR and left with it; nothing is written at a fixed /tmp path.
+      expect(readdirSync(scratch)).toEqual([]);
+      expect(readFileSync(join(root, 'examples/sandbox-server-curl.sh'), 'utf8')).not.toMatch(/\/tmp\//);
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
     expect(stdout).toMatch(/sandbox listening at http:\/\/127\.0\.0\.1:\d+/);
     expect(stdout.match(/HTTP\/1\.1 201 Created/g)).toHaveLength(2);
     expect(stdout).toContain('idempotent-replayed: true');

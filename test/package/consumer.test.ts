@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { x as untar } from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { entrySpecifiers, pack, root, type Packed } from './pack.js';
+import { entrySpecifiers, packShared, root, type Packed } from './pack.js';
 
 const COMPILERS = {
   'TypeScript 5': join(root, 'node_modules/typescript/bin/tsc'),
@@ -80,7 +80,7 @@ let scratch: string;
 let entries: string[];
 
 beforeAll(async () => {
-  packed = pack();
+  packed = await packShared();
   entries = entrySpecifiers(packed.manifest);
   scratch = mkdtempSync(join(tmpdir(), 'pix-usdt-consumer-'));
   const modules = join(scratch, 'node_modules');
@@ -118,7 +118,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(() => {
-  if (packed) rmSync(dirname(packed.tarball), { recursive: true, force: true });
+  // The tarball is the run's (removed with its scratch folder); the consumers' folder is ours.
   if (scratch && !process.env['KEEP_SCRATCH']) rmSync(scratch, { recursive: true, force: true });
 });
 

@@ -1,34 +1,33 @@
-// The README and guides as a partner reads them after `npm install` (issue 10): docs/ is not in
-// the tarball, so the README links to the repository by absolute URL; each link names a file
-// that exists here. The guides' commands run on any machine with Node (no uuidgen), and no page
-// points at an issue number or a reference npm users cannot reach.
+// The README and guides as a partner reads them (issues 10 and 27): the README links to the docs
+// by relative links, which GitHub resolves in the repository and npm's page rewrites against the
+// `repository` of package.json (docs/ is not in the tarball); each names a file that exists. The
+// guides' commands run on any machine with Node (no uuidgen), and no page points at an issue
+// number or a reference npm users cannot reach.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { root } from './pack.js';
 
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
-const manifest = JSON.parse(read('package.json')) as { repository: { url: string } };
-const repository = manifest.repository.url.replace(/^git\+/, '').replace(/\.git$/, '');
+const manifest = JSON.parse(read('package.json')) as { repository: { type: string; url: string } };
 
-describe('README.md as npm shows it', () => {
+describe('README.md as GitHub and npm show it', () => {
   const links = [...read('README.md').matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]!);
+  const relative = links.filter((link) => !/^[a-z]+:/.test(link) && !link.startsWith('#'));
 
-  it('links to the docs by absolute URL, into the repository package.json names', () => {
-    const docs = links.filter((link) => link.includes('docs/'));
-    expect(docs.length).toBeGreaterThan(5);
-    for (const link of docs) expect(link.startsWith(`${repository}/blob/main/docs/`), link).toBe(true);
+  it('links to the docs by relative links, to files that exist', () => {
+    expect(relative.filter((link) => link.startsWith('docs/')).length).toBeGreaterThan(5);
+    for (const link of relative) expect(existsSync(join(root, link.replace(/#.*$/, ''))), link).toBe(true);
   });
 
-  it('links only to files that exist in the repository', () => {
-    for (const link of links.filter((l) => l.startsWith(`${repository}/blob/main/`))) {
-      const path = link.slice(`${repository}/blob/main/`.length).replace(/#.*$/, '');
-      expect(existsSync(join(root, path)), link).toBe(true);
-    }
+  it('writes no absolute address of the repository (package.json decides it)', () => {
+    const absolute = links.filter((link) => /^https?:/.test(link));
+    expect(absolute.filter((link) => /github\.com|gitlab\.com/.test(link))).toEqual([]);
   });
 
-  it('has no relative link (it would break on npm and in node_modules)', () => {
-    expect(links.filter((link) => !/^[a-z]+:/.test(link) && !link.startsWith('#'))).toEqual([]);
+  it('has a GitHub repository in package.json, against which npm\'s page resolves the relative links', () => {
+    expect(manifest.repository.type).toBe('git');
+    expect(manifest.repository.url).toMatch(/^git\+https:\/\/github\.com\/[\w.-]+\/[\w.-]+\.git$/);
   });
 
   it('says what `npm install`, `npm start` and `npm test` do', () => {

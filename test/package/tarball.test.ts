@@ -1,13 +1,11 @@
 // The package as npm delivers it (issue 10): what `npm pack` puts in the tarball, checked against
 // package.json (every `exports` target and the bin are in it, nothing else is), and its size
 // against a budget (docs/decisions.md, "Packaging": no source maps, docs read on the repository).
-import { rmSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { exportTargets, pack } from './pack.js';
+import { describe, expect, it } from 'vitest';
+import { exportTargets, packShared } from './pack.js';
 
-const packed = pack();
-afterAll(() => rmSync(dirname(packed.tarball), { recursive: true, force: true }));
+// The run's one tarball (removed with the run's scratch folder).
+const packed = await packShared();
 const paths = packed.files.map((f) => f.path);
 
 // Unpacked bytes. 3.6 MB with source maps; about 1.15 MB without. Headroom for growth, not for

@@ -2,8 +2,8 @@
 // are found in the wild, and pix-utils (an independent implementation, a dev dependency).
 import fc from 'fast-check';
 import { createDynamicPix, createStaticPix, hasError, parsePix } from 'pix-utils';
-import { describe, expect, it } from 'vitest';
-import { buildBrCode, crc16, isBrCodeError, parseBrCode, validateBrCode, type BrCodeReason, type BuildBrCodeInput } from 'pix-usdt/pix';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { buildBrCode, crc16, isBrCodeError, parseBrCode, validateBrCode, type BrCode, type BrCodeReason, type BuildBrCodeInput, type ParsedBrCode } from 'pix-usdt/pix';
 
 // The static example of the Manual de Padrões para Iniciação do Pix (Anexo I), EVP key, no amount.
 const MANUAL_STATIC =
@@ -147,6 +147,32 @@ describe('buildBrCode', () => {
     const reusable = createDynamicPix({ merchantName: 'LOJA', merchantCity: 'SAO PAULO', url: 'pix.example.com/qr/v2/abc' });
     if (hasError(reusable)) throw new Error(reusable.message);
     expect(buildBrCode({ url: 'pix.example.com/qr/v2/abc', merchantName: 'LOJA', merchantCity: 'SAO PAULO', singleUse: false })).toBe(reusable.toBRCode());
+  });
+
+  it('BrCode is a union narrowed by kind: a static code\'s key and a dynamic code\'s url are strings (tsc -p . checks the types)', () => {
+    const read = (code: string): string => {
+      const result = validateBrCode(code);
+      if (!result.valid) throw new Error(result.reason);
+      const { brCode } = result;
+      // Before the union, `key` and `url` were `string | undefined` whatever `kind` said: neither line compiled.
+      if (brCode.kind === 'static') {
+        const key: string = brCode.key;
+        expectTypeOf(brCode.url).toEqualTypeOf<undefined>();
+        return `key ${key}`;
+      }
+      const url: string = brCode.url;
+      expectTypeOf(brCode.key).toEqualTypeOf<undefined>();
+      return `url ${url}`;
+    };
+    expect(read(buildBrCode({ key: 'pix@example.com', merchantName: 'A', merchantCity: 'B' }))).toBe('key pix@example.com');
+    expect(read(buildBrCode({ url: 'pix.example.com/qr/v2/abc', merchantName: 'A', merchantCity: 'B' }))).toBe('url pix.example.com/qr/v2/abc');
+    expectTypeOf<Extract<BrCode, { kind: 'static' }>['key']>().toEqualTypeOf<string>();
+    expectTypeOf<Extract<BrCode, { kind: 'dynamic' }>['url']>().toEqualTypeOf<string>();
+    // The lenient reader promises neither: a code with warnings may lack both, or hold both.
+    expectTypeOf<ParsedBrCode['key']>().toEqualTypeOf<string | undefined>();
+    const both = parseBrCode(seal(`000201${tlv('26', tlv('00', 'br.gov.bcb.pix') + tlv('01', 'pix@example.com') + tlv('25', 'pix.example.com/x'))}520400005303986${tlv('58', 'BR')}${tlv('59', 'A')}${tlv('60', 'B')}${tlv('62', tlv('05', '***'))}6304`));
+    expect(both.brCode).toMatchObject({ kind: 'static', key: 'pix@example.com', url: 'pix.example.com/x' });
+    expect(both.warnings.map((w) => w.reason)).toContain('invalid_pix_account');
   });
 
   it('normalizes the key as the DICT stores it', () => {

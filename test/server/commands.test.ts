@@ -251,12 +251,19 @@ describe('time travel: trigger conversion.abandoned and resend --failed', () => 
     await api(ready, 'POST', '/v1/test_helpers/clock/advance', { seconds: 2 * 86_400, wait_for_deliveries: true });
     const list = await api<{ data: Array<{ id: string; status: string }> }>(ready, 'GET', `/v1/webhook_endpoints/${endpoint.body.id}/deliveries?status=failed`);
     expect(list.body.data.length).toBeGreaterThan(0);
-    const { code, lines, child } = await runToEnd(['resend', '--failed', '--json'], envOf(ready));
+    const { code, child } = await runToEnd(['resend', '--failed', '--json'], envOf(ready));
     expect(code, child.stderr()).toBe(0);
+    // --failed --json: one JSON array, printed once done.
+    const lines = JSON.parse(child.stdout()) as Array<Record<string, unknown>>;
     const resent = lines.map((l) => l['delivery_id']);
     for (const d of list.body.data) expect(resent).toContain(d.id);
     expect(lines.every((l) => l['kind'] === 'resent' && l['status'] === 'pending')).toBe(true);
     const after = await api<{ data: unknown[] }>(ready, 'GET', `/v1/webhook_endpoints/${endpoint.body.id}/deliveries?status=failed`);
     expect(after.body.data).toEqual([]);
+    // Nothing failed any more: `[]`, exit 0 (a script parses the same document either way).
+    const none = await runToEnd(['resend', '--failed', '--json'], envOf(ready));
+    expect(none.code).toBe(0);
+    expect(none.child.stdout()).toBe('[]\n');
+    expect(none.child.stderr()).toContain('no failed delivery to resend');
   });
 });

@@ -132,6 +132,84 @@ describe('what Node refuses by itself is answered in the envelope', () => {
   });
 });
 
+/**
+ * A client that writes its whole request before reading (as `sendall` then `recv` does): `head`,
+ * then `total` bytes of body as fast as the connection takes them (chunked framing when
+ * `chunked`). Resolves with the answer read afterwards, how the connection ended (`end`: closed
+ * cleanly; `reset`: ECONNRESET, which loses an answer not read yet) and the body bytes written.
+ */
+function upload(port: number, head: string, total: number, chunked: boolean, readWhileSending = false): Promise<{ answer: RawAnswer; ended: 'end' | 'reset'; sent: number }> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    if (!readWhileSending) socket.pause(); // nothing is read until the request is written
+    const piece = Buffer.alloc(64 * 1024, 'a');
+    let received = '';
+    let sent = 0;
+    let ended: 'end' | 'reset' = 'end';
+    const deadline = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`The server did not close the connection; received: ${JSON.stringify(received.slice(0, 300))}`));
+    }, 25_000);
+    const pump = (): void => {
+      while (sent < total && !socket.destroyed) {
+        const n = Math.min(piece.length, total - sent);
+        const data = chunked ? Buffer.concat([Buffer.from(`${n.toString(16)}\r\n`), piece.subarray(0, n), Buffer.from('\r\n')]) : piece.subarray(0, n);
+        sent += n;
+        const last = sent >= total;
+        const ok = socket.write(last && chunked ? Buffer.concat([data, Buffer.from('0\r\n\r\n')]) : data, last ? () => socket.resume() : undefined);
+        if (!ok && !last) return void socket.once('drain', pump);
+      }
+    };
+    socket.on('connect', () => {
+      socket.write(head);
+      pump();
+    });
+    socket.setEncoding('utf8').on('data', (chunk: string) => (received += chunk));
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'ECONNRESET' || error.code === 'EPIPE') ended = 'reset';
+      socket.resume();
+    });
+    socket.on('close', () => {
+      clearTimeout(deadline);
+      resolve({ answer: parseRaw(received), ended, sent });
+    });
+  });
+}
+
+describe('a body over the limit is answered, then drained, not reset (issue 27)', () => {
+  const TEN_MB = 10 * 1024 * 1024;
+  const head = (framing: string): string =>
+    ['POST /v1/users HTTP/1.1', 'Host: x', 'Authorization: Bearer sk_test_00000000000000000000000000000000', 'Content-Type: application/json', 'Idempotency-Key: big', framing, '', ''].join('\r\n');
+
+  it.each([
+    ['Content-Length', `Content-Length: ${TEN_MB}`, false],
+    ['chunked', 'Transfer-Encoding: chunked', true],
+  ] as const)('a raw 10 MB upload with %s reads its envelope: 400, the limit named, a clean close', async (_name, framing, chunked) => {
+    const { port, logs } = await start();
+    const { answer, ended } = await upload(port, head(framing), TEN_MB, chunked);
+    expect(ended).toBe('end');
+    expect(answer.status).toBe(400);
+    expect(answer.headers['connection']).toBe('close');
+    expect(answer.headers['x-request-id']).toMatch(/^req_[0-9a-f]{32}$/);
+    expect(JSON.parse(answer.body)).toEqual({
+      code: 'validation_error',
+      message: 'The request body is too large.',
+      request_id: answer.headers['x-request-id'],
+      details: { issues: [{ path: '', message: 'At most 1000000 bytes' }] },
+    });
+    expect(logs.some((line) => line.startsWith('POST /v1/users 400 ') && line.endsWith(answer.headers['x-request-id'] as string))).toBe(true);
+  });
+
+  it('a client that never stops sending is cut off once the drain is over its bound', async () => {
+    const { port } = await start();
+    // 200 MB declared and sent: more than the drain takes (64 MB). A client reading as it sends has the answer.
+    const total = 200 * 1024 * 1024;
+    const { answer, sent } = await upload(port, head(`Content-Length: ${total}`), total, false, true);
+    expect(answer.status).toBe(400);
+    expect(sent).toBeLessThan(total);
+  }, 30_000);
+});
+
 describe('slow clients are cut at the configured limits', () => {
   it('headers trickled past the header limit: 408 in the envelope, before the client is done', async () => {
     const { port, logs } = await start({ timeouts: { headersMs: 300, requestMs: 600 } });

@@ -4,9 +4,14 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { PixUsdt } from '../../src/index.js';
+import { createSandbox } from '../../src/sandbox/index.js';
+import { cpf } from '../support/fixtures.js';
 import type { LookupAddress, lookup as dnsLookup } from 'node:dns';
-import { DeliveryRefusedError, parseAllowEntry } from '../../src/server/destinations.js';
+import fc from 'fast-check';
+import ipaddr from 'ipaddr.js';
+import { DeliveryPolicy, DeliveryRefusedError, embeddedIPv4, ipv6Bytes, parseAllowEntry } from '../../src/server/destinations.js';
 import { createHttpsTransport } from '../../src/server/transport.js';
 import { generateSelfSigned } from '../../src/server/tls.js';
 
@@ -122,6 +127,42 @@ describe('createHttpsTransport', () => {
     expect(reply.body).toBe('x'.repeat(100));
   });
 
+  it('a receiver answering 200 with 100 MB: reading stops at the cap, the connection is dropped, the delivery is recorded by its status', async () => {
+    const TOTAL = 100 * 1024 * 1024;
+    let written = 0;
+    let finished = false;
+    const closed = new Promise<void>((resolve) => {
+      void receiver(false, (_r, res) => {
+        res.writeHead(200, { 'content-type': 'text/plain', 'content-length': String(TOTAL) });
+        const chunk = Buffer.alloc(64 * 1024, 'y');
+        const pump = (): void => {
+          // Write until the socket pushes back, then wait for it to drain (or to close).
+          while (!res.destroyed && written < TOTAL) {
+            written += chunk.length;
+            if (!res.write(chunk)) return void res.once('drain', pump);
+          }
+          if (written >= TOTAL) res.end(() => (finished = true));
+        };
+        res.once('close', () => resolve());
+        pump();
+      }).then(({ url }) => (target.url = url));
+    });
+    const target = { url: '' };
+    await vi.waitFor(() => expect(target.url).not.toBe(''));
+    // Through a sandbox: the delivery record is what a partner reads.
+    const sandbox = createSandbox({ seed: 'big-answer', now: '2026-11-21T12:00:00Z', webhookTransport: createHttpsTransport({ maxResponseBytes: 4096 }) });
+    const client = new PixUsdt({ apiKey: sandbox.apiKey, fetch: sandbox.fetch });
+    const endpoint = await client.webhookEndpoints.create({ url: target.url, event_types: ['user.kyc_pending'] });
+    await client.users.create({ external_id: 'big', name: 'Big Answer', document_type: 'cpf', document_number: cpf(7) });
+    await sandbox.webhooks.flush();
+    const [delivery] = (await client.webhookEndpoints.listDeliveries(endpoint.id)).data;
+    expect(delivery).toMatchObject({ status: 'succeeded', attempt_count: 1, response_status: 200, last_error: null });
+    await closed;
+    expect(finished).toBe(false);
+    // What the socket buffers took before the drop: a few MB at most, never the 100 MB.
+    expect(written).toBeLessThan(16 * 1024 * 1024);
+  });
+
   it('plain http only to loopback receivers (by name and by the address it resolves to)', async () => {
     const { url, received } = await receiver(false, (_r, res) => res.end('plain'));
     await expect(createHttpsTransport()({ url, ...DELIVERY })).resolves.toEqual({ status: 200, body: 'plain' });
@@ -224,5 +265,79 @@ describe('where deliveries may go', () => {
     expect(() => parseAllowEntry('10.0.0.0/x')).toThrow(/prefix length/);
     expect(() => parseAllowEntry('http://x')).toThrow(/neither an address range/);
     expect(() => parseAllowEntry('')).toThrow(/neither an address range/);
+  });
+});
+
+describe('IPv6 addresses that carry an IPv4 address get the IPv4 address\'s policy (issue 27)', () => {
+  // Behind a NAT64 gateway, a 6to4 relay or a Teredo relay these reach the IPv4 address inside.
+  it.each([
+    ['64:ff9b::a9fe:a9fe', /\(NAT64 address carrying 169\.254\.169\.254, a link-local or metadata address\)/],
+    ['64:ff9b::10.0.0.1', /\(NAT64 address carrying 10\.0\.0\.1, a private address\)/],
+    ['64:ff9b:1::a9fe:a9fe', /\(local-use NAT64 \(\/96\) address carrying 169\.254\.169\.254, a link-local or metadata address\)/],
+    ['64:ff9b:1:a9fe:a9:fe00::', /\(local-use NAT64 \(\/48\) address carrying 169\.254\.169\.254/],
+    ['2002:a9fe:a9fe::1', /\(6to4 address carrying 169\.254\.169\.254, a link-local or metadata address\)/],
+    ['2001:0:a00:1::1', /\(Teredo server address carrying 10\.0\.0\.1, a private address\)/],
+    // The client is the last 32 bits, inverted: f5ff:fffe is 10.0.0.1.
+    ['2001:0:808:808:8000:ffff:f5ff:fffe', /\(Teredo client address carrying 10\.0\.0\.1, a private address\)/],
+    ['::a9fe:a9fe', /\(IPv4-compatible address carrying 169\.254\.169\.254, a link-local or metadata address\)/],
+    ['::7f00:1', /\(IPv4-compatible address carrying 127\.0\.0\.1, a loopback address\)/],
+    ['::ffff:0:c0a8:1', /\(IPv4-translated address carrying 192\.168\.0\.1, a private address\)/],
+    ['2001:db9::5efe:a00:1', /\(ISATAP address carrying 10\.0\.0\.1, a private address\)/],
+    ['64:ff9b::7f00:1', /\(NAT64 address carrying 127\.0\.0\.1, a loopback address\)/],
+  ])('%s is refused with the reason, in the URL and as what a name resolves to', async (address, reason) => {
+    const lookup = resolvingTo('127.0.0.1');
+    const literal = await createHttpsTransport({ lookup })({ url: `https://[${address}]/hooks`, ...DELIVERY }).catch((e: unknown) => e);
+    expect(literal).toBeInstanceOf(DeliveryRefusedError);
+    expect((literal as Error).message).toMatch(reason);
+    expect((literal as Error).message).toMatch(/allow it with --webhook-allow/);
+    expect(lookup.calls).toEqual([]);
+    const resolved = await createHttpsTransport({ lookup: resolvingTo(address) })({ url: 'https://receiver.test/hooks', ...DELIVERY }).catch((e: unknown) => e);
+    expect(resolved).toBeInstanceOf(DeliveryRefusedError);
+    expect((resolved as Error).message).toMatch(reason);
+  });
+
+  it('carrying a public IPv4 address is allowed, and --webhook-allow of the IPv4 range allows the carried form', () => {
+    const policy = new DeliveryPolicy();
+    const https = { secure: true, verify: true, host: 'receiver.test' };
+    for (const address of ['64:ff9b::8.8.8.8', '64:ff9b:1::8.8.8.8', '2002:808:808::1', '2001:0:808:808:8000:ffff:f7f7:f7f7', '2001:4860:4860::8888']) {
+      expect(policy.refusal(https, address), address).toBeNull();
+    }
+    // The deprecated IPv4-compatible form stays refused even when the address inside is public.
+    expect(policy.refusal(https, '::808:808')).toMatch(/deprecated IPv4-compatible address/);
+    const allowing = new DeliveryPolicy({ allow: ['10.0.0.0/8', '169.254.169.254'] });
+    expect(allowing.refusal(https, '64:ff9b::10.0.0.1')).toBeNull();
+    expect(allowing.refusal(https, '2002:a9fe:a9fe::1')).toBeNull();
+    expect(allowing.refusal(https, '2002:c0a8:1::1')).toMatch(/6to4 address carrying 192\.168\.0\.1/);
+    // Plain http goes to this machine's loopback only: a carried 127.0.0.1 is another machine's.
+    expect(policy.refusal({ secure: false, verify: false, host: 'localhost' }, '64:ff9b::7f00:1')).toMatch(/plain http .* not a loopback address/);
+  });
+
+  it('decodes what each form carries, and nothing from other addresses', () => {
+    expect(embeddedIPv4('64:ff9b::a9fe:a9fe')).toEqual([{ ipv4: '169.254.169.254', form: 'NAT64' }]);
+    expect(embeddedIPv4('[2002:a9fe:a9fe::1]')).toEqual([{ ipv4: '169.254.169.254', form: '6to4' }]);
+    expect(embeddedIPv4('2001:0:4136:e378:8000:63bf:3fff:fdd2')).toEqual([
+      { ipv4: '65.54.227.120', form: 'Teredo server' },
+      { ipv4: '192.0.2.45', form: 'Teredo client' }, // RFC 4380's own example
+    ]);
+    // Every RFC 6052 layout the address fits (/48, /56, /64, /96) is checked.
+    expect(embeddedIPv4('64:ff9b:1:a9fe:a9:fe00::').map((e) => e.ipv4)).toEqual(['169.254.169.254', '254.169.254.0', '169.254.0.0', '0.0.0.0']);
+    expect(embeddedIPv4('fe80::1%eth0')).toEqual([]);
+    expect(embeddedIPv4('2001:4860:4860::8888')).toEqual([]);
+    expect(embeddedIPv4('::ffff:10.0.0.1')).toEqual([]); // mapped: checked as the IPv4 address itself
+    expect(embeddedIPv4('10.0.0.1')).toEqual([]);
+  });
+
+  it('reads IPv6 text into the same 16 bytes as ipaddr.js, for any address', () => {
+    fc.assert(
+      fc.property(fc.ipV6(), (address) => {
+        const ours = Array.from(ipv6Bytes(address) ?? []);
+        const theirs = ipaddr.IPv6.parse(address).toByteArray();
+        // The one difference: ipaddr.js reads the deprecated `::a.b.c.d` as `::ffff:a.b.c.d`; the
+        // socket (and RFC 4291) connects to the IPv4-compatible address, bytes 10-11 zero.
+        if (/^::\d+\.\d+\.\d+\.\d+$/.test(address)) theirs.splice(10, 2, 0, 0);
+        expect(ours).toEqual(theirs);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

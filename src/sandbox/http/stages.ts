@@ -11,6 +11,7 @@ import { ApiError } from '../core/errors.js';
 import type { KeyRec, TenantState } from '../core/state.js';
 import type { Answer, AppCall, Check, NamedStage, Stage } from './call.js';
 import { expireIdempotency, idempotency } from './idempotency.js';
+import { parseJsonBody } from './json-body.js';
 import type { Reply, RouteDef } from './routes/types.js';
 
 const KEY_FORMAT = /^sk_(test|live)_[A-Za-z0-9]{32}$/;
@@ -112,11 +113,7 @@ const validateInput: Check = (call) => {
   const routeDef = call.route as RouteDef;
   let body: unknown = {};
   if (MUTATIONS.has(call.method) && call.bodyText.trim() !== '') {
-    try {
-      body = JSON.parse(call.bodyText);
-    } catch {
-      throw new ApiError('invalid_json', 'The request body is not valid JSON.');
-    }
+    body = parseJsonBody(call.bodyText);
   }
   const query: Record<string, unknown> = {};
   if (call.search.length > 1) {

@@ -7,8 +7,10 @@
  * @module
  */
 import type { Platform } from '../core/platform.js';
+import { ApiError } from '../core/errors.js';
 import { priceOut } from '../core/settings.js';
 import { envelopeAnswer } from '../http/call.js';
+import { parseJsonBody } from '../http/json-body.js';
 import { PathPattern } from '../http/path.js';
 import type { RequestLog } from '../http/request-log.js';
 import type { WebhookRecords } from '../plugins/webhooks/index.js';
@@ -58,8 +60,28 @@ const SECURITY_HEADERS = {
   'cache-control': 'no-store',
 };
 
+/** A fresh `req_...` id (not from the platform's seeded random: inspecting must not change the ids /v1 hands out). */
+const newRequestId = (): string => `req_${crypto.randomUUID().replaceAll('-', '')}`;
+
+/**
+ * A JSON answer with an `x-request-id`. An error answer (`{ code, message, details? }`, status
+ * 400 and up) is the API's envelope: its `request_id` is the header's, as on `/v1`.
+ */
 function json(status: number, body: unknown): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...SECURITY_HEADERS } });
+  const requestId = newRequestId();
+  let text: string;
+  if (status >= 400 && typeof body === 'object' && body !== null && 'code' in body) {
+    const { code, message, details } = body as { code: string; message: string; details?: Record<string, unknown> };
+    text = envelopeAnswer({ status, code, message, details }, requestId).body as string;
+  } else text = JSON.stringify(body);
+  return new Response(text, { status, headers: { 'content-type': 'application/json; charset=utf-8', ...SECURITY_HEADERS, 'x-request-id': requestId } });
+}
+
+/** Every answer carries an `x-request-id`: the page, the script, the stream and the redirect get a fresh one. */
+function identified(response: Response): Response {
+  if (response.headers.get('x-request-id')) return response;
+  response.headers.set('x-request-id', newRequestId());
+  return response;
 }
 
 function notFound(message: string): Response {
@@ -138,12 +160,17 @@ export function inspectorHandler(parts: HandlerParts, base = INSPECTOR_BASE): (r
 
   const action = async (request: Request, tenantId: string): Promise<Response> => {
     if (request.headers.get('x-inspector') !== '1') return json(403, { code: 'forbidden', message: 'Actions need the header X-Inspector: 1 (sent by the console).' });
-    let input: { method?: unknown; path?: unknown; body?: unknown };
+    const usage = (): Response => json(400, { code: 'invalid_json', message: 'Send { "path": "/v1/test_helpers/...", "body": {...} }.' });
+    let value: unknown;
     try {
-      input = (await request.json()) as typeof input;
-    } catch {
-      return json(400, { code: 'invalid_json', message: 'Send { "path": "/v1/test_helpers/...", "body": {...} }.' });
+      // The /v1 reader: not JSON, or nested deeper than /v1 accepts, is a 400 with the reason.
+      value = parseJsonBody(await request.text());
+    } catch (error) {
+      if (error instanceof ApiError && error.code !== 'invalid_json') return json(error.status, { code: error.code, message: error.message, details: error.details });
+      return usage();
     }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return usage();
+    const input = value as { method?: unknown; path?: unknown; body?: unknown };
     const path = typeof input.path === 'string' ? input.path : '';
     const method = input.method === undefined ? 'POST' : String(input.method).toUpperCase();
     if (!isInspectorAction(method, path)) {
@@ -206,12 +233,23 @@ export function inspectorHandler(parts: HandlerParts, base = INSPECTOR_BASE): (r
     return notFound(`No inspection route ${url.pathname}.`);
   };
 
-  return async (request) => {
+  return async (request) => identified(await answer(request));
+
+  async function answer(request: Request): Promise<Response> {
     const url = new URL(request.url);
     const root = base.replace(/\/$/, '');
     if (url.pathname === root) return new Response(null, { status: 308, headers: { location: base } });
     if (!url.pathname.startsWith(base)) return notFound(`The inspector serves ${base} only.`);
-    const rest = url.pathname.slice(base.length).split('/').filter((s) => s !== '').map(decodeURIComponent);
+    let rest: string[];
+    try {
+      rest = url.pathname.slice(base.length).split('/').filter((s) => s !== '').map(decodeURIComponent);
+    } catch {
+      return json(400, {
+        code: 'validation_error',
+        message: `The path ${url.pathname} is not valid percent-encoding (UTF-8).`,
+        details: { issues: [{ path: 'path', message: 'Invalid percent-encoding' }] },
+      });
+    }
     if (rest.length === 0) {
       if (request.method !== 'GET' && request.method !== 'HEAD') return json(405, { code: 'method_not_allowed', message: 'GET the page.' });
       return new Response(PAGE, { headers: { 'content-type': 'text/html; charset=utf-8', ...SECURITY_HEADERS } });
@@ -223,10 +261,11 @@ export function inspectorHandler(parts: HandlerParts, base = INSPECTOR_BASE): (r
     if (rest[0] === 'api') {
       try {
         return await api(request, rest.slice(1), url);
-      } catch (error) {
-        return json(500, { code: 'internal_error', message: error instanceof Error ? error.message : 'Inspection failed.' });
+      } catch {
+        // Never the error's own message: it may name internals (or be a stack overflow's).
+        return json(500, { code: 'internal_error', message: 'The inspection failed unexpectedly.' });
       }
     }
     return notFound(`No inspector page ${url.pathname}.`);
-  };
+  }
 }

@@ -1,6 +1,6 @@
 /**
  * The options of every command that talks to a running server: where it is, the key, and
- * whether to print JSON lines.
+ * whether to print JSON.
  * @module
  */
 import { type Command, Option } from 'commander';
@@ -12,7 +12,7 @@ export interface Connection {
   /** The server's origin, e.g. `http://127.0.0.1:4010`. */
   url: string;
   apiKey: string;
-  /** One JSON object per line on stdout instead of text. */
+  /** JSON on stdout instead of text. */
   json: boolean;
 }
 
@@ -21,7 +21,7 @@ export function withConnection(command: Command): Command {
   return command
     .addOption(new Option('--url <URL>', `the server (the "url" of serve's JSON line; default ${DEFAULT_URL})`).env('PIX_USDT_SANDBOX_URL'))
     .addOption(new Option('--api-key <KEY>', `an API key of the server (the "api_key" of serve's JSON line)`).env('PIX_USDT_API_KEY'))
-    .option('--json', 'one JSON object per line on stdout, for scripts');
+    .option('--json', 'JSON on stdout instead of text, for scripts (the help of each command says its shape)');
 }
 
 /** The operator's key that `serve` prints as `control_key` (the whole request log feed; never a tenant's API key). */

@@ -8,6 +8,7 @@ import { parseAllowEntry } from '../destinations.js';
 import { type SandboxSettingFlags, SETTING_FLAGS, parseSettingFlags } from '../settings.js';
 import { DEFAULT_HOST, DEFAULT_PORT, UsageError, isLoopback, parseHost, parsePort, parseSeed } from '../usage.js';
 import type { CommandSpec } from './spec.js';
+import { prose } from '../help.js';
 
 /** Options of `pix-usdt-sandbox serve`, after defaults and validation. */
 export interface ServeOptions {
@@ -84,13 +85,13 @@ export const serve: CommandSpec<'serve', ServeOptions> = {
       .command('serve')
       .summary('start the sandbox as an HTTP(S) server')
       .description(
-        `Start the sandbox (the whole platform, in memory) as an HTTP(S) server.
+        prose(`Start the sandbox (the whole platform, in memory) as an HTTP(S) server.
 
 Once listening, prints exactly one JSON line on stdout:
   {"url":"http://127.0.0.1:4010","api_key":"sk_test_...","tenant_id":"..."}
 then logs one line per request on stderr (method, path, status, time, request id).
 SIGINT and SIGTERM stop accepting connections, finish the requests in flight and exit 0.
-It also stops when its parent process exits, or when its stdin is a pipe that closes.`,
+It also stops when its parent process exits, or when its stdin is a pipe that closes.`),
       )
       .option('--port <N>', `port to listen on (default ${DEFAULT_PORT}; 0 takes a free port)`)
       .option('--host <HOST>', `address to bind (default ${DEFAULT_HOST}). Plain HTTP is served on loopback hosts only (127.0.0.0/8, ::1, localhost); any other host needs --https`)

@@ -7,6 +7,7 @@ import { FAIL_REASONS, STANDBY_REASONS } from '../../models/index.js';
 import { UsageError, oneOf, parseAmount } from '../usage.js';
 import { type Connection, parseConnection, withConnection } from './connection.js';
 import type { CommandSpec } from './spec.js';
+import { prose } from '../help.js';
 
 type Direction = 'onramp' | 'offramp';
 
@@ -29,8 +30,8 @@ export const SCENARIOS = {
   'user.kyc_rejected': { summary: 'a user whose KYC is rejected (a new one, or --user)', directions: BOTH },
   'conversion.created': { summary: 'an accepted quote, awaiting its deposit', directions: BOTH },
   'conversion.completed': { summary: 'a conversion paid and settled (--direction onramp|offramp)', directions: BOTH },
-  'conversion.standby': { summary: `a conversion in standby (--reason ${STANDBY_REASONS.join('|')})`, directions: BOTH, reasons: STANDBY_REASONS },
-  'conversion.failed': { summary: `a conversion failed (--reason ${FAIL_REASONS.join('|')})`, directions: BOTH, reasons: FAIL_REASONS },
+  'conversion.standby': { summary: `a conversion in standby (--reason ${STANDBY_REASONS.join(', ')})`, directions: BOTH, reasons: STANDBY_REASONS },
+  'conversion.failed': { summary: `a conversion failed (--reason ${FAIL_REASONS.join(', ')})`, directions: BOTH, reasons: FAIL_REASONS },
   'conversion.expired': { summary: 'a conversion whose deposit window ended unpaid', directions: BOTH },
   'conversion.canceled': { summary: 'a conversion canceled before its deposit', directions: BOTH },
   'conversion.abandoned': { summary: "a standby conversion left 7 days: advances the tenant's clock by 7 days", directions: BOTH },
@@ -63,12 +64,13 @@ export const trigger: CommandSpec<'trigger', TriggerOptions> = {
         .command('trigger')
         .summary('create real resources that end in a given event')
         .description(
-          `Create real resources (user, quote, conversion) through the API and the test helpers, so
+          prose(`Create real resources (user, quote, conversion) through the API and the test helpers, so
 that the server emits the named event to its webhook endpoints. Prints what it created.
+
 Scenarios (trigger --list):
 ${Object.entries(SCENARIOS)
-  .map(([name, s]) => `  ${name.padEnd(24)}${s.summary}`)
-  .join('\n')}`,
+  .map(([name, s]) => `  ${name.padEnd(26)}${s.summary}`)
+  .join('\n')}`),
         )
         .argument('[scenario]', 'the event to end in, e.g. conversion.completed')
         .option('--list', 'list the scenarios and exit')

@@ -4,6 +4,7 @@
  */
 import type { ConformanceOptions } from '../commands/conformance.js';
 import { conformanceMain } from '../conformance.js';
+import { terminalWidth } from '../help.js';
 import type { Io } from './io.js';
 
 /** Runs `conformance` with its own argument words. */
@@ -12,5 +13,6 @@ export function runConformance(options: ConformanceOptions, _io: Io): Promise<nu
     stdout: (text) => void process.stdout.write(text),
     stderr: (text) => void process.stderr.write(text),
     env: process.env,
+    helpWidth: terminalWidth(),
   });
 }

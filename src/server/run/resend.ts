@@ -6,8 +6,12 @@ import type { PixUsdt, WebhookDelivery } from '../../index.js';
 import type { ResendOptions } from '../commands/resend.js';
 import { EXIT, type Io, clientOf, fail, print } from './io.js';
 
-function report(io: Io, options: ResendOptions, d: WebhookDelivery): void {
-  print(io, options, { kind: 'resent', delivery_id: d.id, event_id: d.event_id, event_type: d.event_type, endpoint_id: d.webhook_endpoint_id, status: d.status }, `resent ${d.id}  ${d.event_type}  ${d.event_id}  -> ${d.status}`);
+function record(d: WebhookDelivery): Record<string, unknown> {
+  return { kind: 'resent', delivery_id: d.id, event_id: d.event_id, event_type: d.event_type, endpoint_id: d.webhook_endpoint_id, status: d.status };
+}
+
+function text(d: WebhookDelivery): string {
+  return `resent ${d.id}  ${d.event_type}  ${d.event_id}  -> ${d.status}`;
 }
 
 /** Every failed delivery of every endpoint of the key's tenant. */
@@ -24,7 +28,8 @@ export async function runResend(options: ResendOptions, io: Io): Promise<number>
   const client = clientOf(options);
   if (!options.failed) {
     try {
-      report(io, options, await client.webhookDeliveries.redeliver(options.deliveryId));
+      const d = await client.webhookDeliveries.redeliver(options.deliveryId);
+      print(io, options, record(d), text(d));
       return EXIT.ok;
     } catch (error) {
       return fail(io, options, error, `resend ${options.deliveryId}`);
@@ -37,13 +42,19 @@ export async function runResend(options: ResendOptions, io: Io): Promise<number>
     return fail(io, options, error, 'resend --failed: listing the deliveries');
   }
   if (failed.length === 0) io.stderr('pix-usdt-sandbox: no failed delivery to resend.');
+  else io.stderr(`pix-usdt-sandbox: resending ${failed.length} failed ${failed.length === 1 ? 'delivery' : 'deliveries'}`);
   let code: number = EXIT.ok;
+  // With --json, one array once done (`[]` when nothing failed): a script parses one document.
+  const resent: Array<Record<string, unknown>> = [];
   for (const delivery of failed) {
     try {
-      report(io, options, await client.webhookDeliveries.redeliver(delivery.id));
+      const d = await client.webhookDeliveries.redeliver(delivery.id);
+      if (options.json) resent.push(record(d));
+      else io.stdout(text(d));
     } catch (error) {
       code = Math.max(code, fail(io, options, error, `resend ${delivery.id}`));
     }
   }
+  if (options.json) io.stdout(JSON.stringify(resent));
   return code;
 }
