@@ -14,7 +14,7 @@ import { type TenantDocument, forkTenant, readTenantDocument, tenantDocument } f
 import type { KeyRec, SandboxEvent, TenantState } from './core/state.js';
 import { App } from './http/app.js';
 import { SandboxResponse, fastIncoming } from './http/fetch.js';
-import { type Answer, type Middleware, incomingOf } from './http/call.js';
+import { type Answer, type Incoming, type Middleware, incomingOf } from './http/call.js';
 import type { SandboxPlugin } from './http/plugin.js';
 import { CORE_ROUTES, type RouteDef } from './http/routes/index.js';
 import { type SandboxFaults, faultsPlugin } from './plugins/faults/index.js';
@@ -155,8 +155,9 @@ export class SandboxImpl implements Sandbox {
   readonly settings: SandboxTenantSettings;
   readonly webhooks: SandboxWebhooks;
   readonly faults: SandboxFaults;
-  readonly inspector: SandboxInspector;
-  readonly #inspection: Inspection;
+  #inspector: SandboxInspector | undefined;
+  #inspection: Inspection | undefined;
+  readonly #inspectionParts: ConstructorParameters<typeof Inspection>[0] & { hasRoute: (method: string, path: string) => boolean };
 
   constructor(options: SandboxOptions, hooks: SandboxHooks = {}) {
     const { platform, app, webhooks, faults } = build(options);
@@ -195,15 +196,25 @@ export class SandboxImpl implements Sandbox {
     this.clock = this.clockOf(() => this.#platform.defaultTenantId);
     this.settings = this.settingsOf(() => this.#platform.defaultTenantId);
     const persistence = this.persistence;
-    const parts = {
+    this.#inspectionParts = {
       platform,
       requests: app.requests,
       webhooks: webhooks.records,
       hasRoute: (method: string, path: string) => app.router.match(method, path) !== null,
       ...(persistence === null ? {} : { listing: () => persistence.listing() }),
     };
-    this.#inspection = new Inspection(parts);
-    this.inspector = createInspector(this.#inspection, parts, this.fetch);
+  }
+
+  /**
+   * Built on first use: from then on the app records its request log and the inspection watches
+   * conversion moves. Until then neither costs anything (issue 22; docs/decisions.md).
+   */
+  get inspector(): SandboxInspector {
+    if (this.#inspector === undefined) {
+      this.#inspection = new Inspection(this.#inspectionParts);
+      this.#inspector = createInspector(this.#inspection, this.#inspectionParts, this.fetch);
+    }
+    return this.#inspector;
   }
 
   /** Throws once the sandbox is closed: `what` acts (sends, moves time, delivers or changes state). */
@@ -220,6 +231,12 @@ export class SandboxImpl implements Sandbox {
   handle(request: Request): Promise<Response> {
     if (this.#platform.closed) return Promise.reject(new SandboxClosedError('handle'));
     return this.#app.handle(request);
+  }
+
+  /** `handle` without the web `Request` and `Response`: the Node server's path (src/server/adapter.ts). */
+  dispatch(incoming: Incoming): Promise<Answer> {
+    if (this.#platform.closed) return Promise.reject(new SandboxClosedError('handle'));
+    return this.#app.dispatch(incoming);
   }
 
   get apiKey(): string {
@@ -346,7 +363,7 @@ export class SandboxImpl implements Sandbox {
     const now = this.#tenant(this.#platform.defaultTenantId).clock.nowMs();
     if (this.persistence) this.persistence.restore(this.#initial, now);
     else loadSnapshot(this.#platform, this.#initial, now);
-    this.#inspection.forget();
+    this.#inspection?.forget();
   }
 
   snapshot(): SandboxSnapshot {
@@ -358,7 +375,7 @@ export class SandboxImpl implements Sandbox {
     this.#open('restore');
     if (this.persistence) this.persistence.restore(snapshot);
     else loadSnapshot(this.#platform, snapshot);
-    this.#inspection.forget();
+    this.#inspection?.forget();
   }
 
   /**

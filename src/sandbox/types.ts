@@ -222,6 +222,9 @@ export interface Sandbox {
   /**
    * The inspector: a read-only inspection API of the whole state, and a web console's `fetch`
    * handler to mount in a dev server (`pix-usdt-sandbox serve` serves it at `/_inspector/`).
+   * It opens on first use: the request log and each conversion's live path start then (a path
+   * not seen live is rebuilt from the event log), so that a suite that never looks pays nothing
+   * for it. Read `sandbox.inspector` once at set-up to see every request.
    */
   readonly inspector: SandboxInspector;
   /** Listens to `event` (every state change, with its tenant id) or `error` (a listener threw). */

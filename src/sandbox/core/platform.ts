@@ -222,6 +222,10 @@ export class Platform extends EventEmitter<PlatformEvents> implements World, Set
   /** Internal observers of conversion moves (the inspector): out of reach of a public `off('transition')`. */
   readonly moves = new Set<(change: StateChange, tenantId: string) => void>();
 
+  get watchingMoves(): boolean {
+    return this.moves.size > 0 || this.listenerCount('transition') > 0;
+  }
+
   /** Tells the observers, then emits `transition`, for a conversion's move; a listener's error goes to `error`. */
   changed(tenant: TenantState, change: StateChange): void {
     try {

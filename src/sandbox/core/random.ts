@@ -45,9 +45,40 @@ function hash53Hex(text: string, seed: number): string {
   );
 }
 
-/** A 106-bit hash as 28 hex digits (two cyrb53 with different seeds). */
+/**
+ * A 106-bit hash as 28 hex digits: `hash53Hex(text, 1) + hash53Hex(text, 2)` (the value snapshots
+ * hold as idempotency fingerprints), both in one pass over the text: it hashes every mutation's body.
+ */
 export function hashHex(text: string): string {
-  return hash53Hex(text, 1) + hash53Hex(text, 2);
+  let a1 = 0xdeadbeef ^ 1;
+  let a2 = 0x41c6ce57 ^ 1;
+  let b1 = 0xdeadbeef ^ 2;
+  let b2 = 0x41c6ce57 ^ 2;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    a1 = Math.imul(a1 ^ ch, 2654435761);
+    a2 = Math.imul(a2 ^ ch, 1597334677);
+    b1 = Math.imul(b1 ^ ch, 2654435761);
+    b2 = Math.imul(b2 ^ ch, 1597334677);
+  }
+  return hexOf(a1, a2) + hexOf(b1, b2);
+}
+
+// The finalization of cyrb53 (as hash53Parts) and its 14 hex digits (as hash53Hex).
+function hexOf(h1: number, h2: number): string {
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  const high = 2097151 & h2;
+  const low = h1 >>> 0;
+  return (
+    (BYTE_HEX[high >>> 16] as string) +
+    (BYTE_HEX[(high >>> 8) & 255] as string) +
+    (BYTE_HEX[high & 255] as string) +
+    (BYTE_HEX[low >>> 24] as string) +
+    (BYTE_HEX[(low >>> 16) & 255] as string) +
+    (BYTE_HEX[(low >>> 8) & 255] as string) +
+    (BYTE_HEX[low & 255] as string)
+  );
 }
 
 /** `length` hex digits derived from `text` (deterministic; for addresses and hashes). */

@@ -49,14 +49,29 @@ export function objectIdsOf(entry: RequestLogEntry): string[] {
   return ids;
 }
 
-/** A bounded request log with listeners. Recording costs a push: nothing is parsed until read. */
+/**
+ * A bounded request log with listeners. Closed until someone reads it (the inspector opens it on
+ * first use): a closed log records nothing, and the app does not even build the entry (issue 22).
+ * Open, recording costs a push: nothing is parsed until read.
+ */
 export class RequestLog {
   readonly #entries: RequestLogEntry[] = [];
   readonly #listeners = new Set<Listener>();
   readonly capacity: number;
+  #open = false;
 
   constructor(capacity = 1000) {
     this.capacity = capacity;
+  }
+
+  /** True once {@link RequestLog.open} was called: the app records answered requests from then on. */
+  get recording(): boolean {
+    return this.#open;
+  }
+
+  /** Starts recording (idempotent). */
+  open(): void {
+    this.#open = true;
   }
 
   /** Records an answered request. */

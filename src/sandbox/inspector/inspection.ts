@@ -78,17 +78,21 @@ export class Inspection implements Omit<SandboxInspection, 'onRequest'> {
   /** Moves per tenant and conversion, as they happened (not in snapshots: a restore falls back to the event log). */
   readonly #history = new Map<string, StateChange[]>();
 
+  /** Opens the request log and starts watching moves: built on the inspector's first use (sandbox.ts). */
   constructor(parts: InspectionParts) {
     this.#parts = parts;
-    parts.platform.moves.add((change, tenantId) => {
-      const key = `${tenantId}|${change.id}`;
-      let list = this.#history.get(key);
-      if (!list) {
-        if (this.#history.size >= HISTORY_MAX) this.#history.delete(this.#history.keys().next().value as string);
-        this.#history.set(key, (list = []));
-      }
-      list.push(change);
-    });
+    parts.requests.open();
+    parts.platform.moves.add((change, tenantId) => this.#observe(change, tenantId));
+  }
+
+  #observe(change: StateChange, tenantId: string): void {
+    const key = `${tenantId}|${change.id}`;
+    let list = this.#history.get(key);
+    if (!list) {
+      if (this.#history.size >= HISTORY_MAX) this.#history.delete(this.#history.keys().next().value as string);
+      this.#history.set(key, (list = []));
+    }
+    list.push(change);
   }
 
   /** Drops the moves seen so far (the state was reset or restored: pages fall back to the event log). */
