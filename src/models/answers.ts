@@ -18,8 +18,10 @@ import {
   ApiKeyWithSecret,
   ClockState,
   DeletedWebhookEndpoint,
+  EventEnvelope,
   RotatedWebhookSecret,
   Tenant,
+  TenantSnapshotDocument,
   WebhookDelivery,
   WebhookEndpoint,
   WebhookEndpointWithSecret,
@@ -39,12 +41,14 @@ export interface AnswerModels {
   Conversion: Model<Conversion>;
   ConversionList: ListModel<Conversion>;
   DeletedWebhookEndpoint: Model<DeletedWebhookEndpoint>;
+  EventEnvelopeList: ListModel<EventEnvelope>;
   KycStatusView: Model<KycStatusView>;
   LimitUpgradeRequest: Model<LimitUpgradeRequest>;
   Quote: Model<Quote>;
   QuoteList: ListModel<Quote>;
   RotatedWebhookSecret: Model<RotatedWebhookSecret>;
   Tenant: Model<Tenant>;
+  TenantSnapshotDocument: Model<TenantSnapshotDocument>;
   Transaction: Model<Transaction>;
   TransactionList: ListModel<Transaction>;
   User: Model<User>;
@@ -66,12 +70,14 @@ export const ANSWER_MODELS: AnswerModels = {
   Conversion,
   ConversionList: listOf(Conversion),
   DeletedWebhookEndpoint,
+  EventEnvelopeList: listOf(EventEnvelope),
   KycStatusView,
   LimitUpgradeRequest,
   Quote,
   QuoteList: listOf(Quote),
   RotatedWebhookSecret,
   Tenant,
+  TenantSnapshotDocument,
   Transaction,
   TransactionList: listOf(Transaction),
   User,

@@ -9,7 +9,6 @@ import type {
   Conversion,
   EventEnvelope,
   KycStatusView,
-  listOf,
   Tenant,
   TenantSnapshotDocument,
   Transaction,
@@ -19,7 +18,7 @@ import type {
   FailAliasBody,
   FailConversionBody,
   ForceKycBody,
-  type ListEventsParams,
+  ListEventsParams,
   SimulateDepositBody,
   SimulatePaymentBody,
 } from '../models/index.js';
@@ -29,8 +28,6 @@ import type { RequestOptions } from '../client/types.js';
 import { path } from '../internal/path.js';
 import { APIResource } from './resource.js';
 import type { PagePromise } from '../client/pagination.js';
-
-const EventList = listOf(EventEnvelope);
 
 /** Conversion helpers. Each answers the updated conversion. */
 export class ConversionTestHelpers extends APIResource {
@@ -98,7 +95,7 @@ export class TenantTestHelpers extends APIResource {
    * `create({ snapshot })` forks (same data, new tenant id and keys, timers on its own clock).
    */
   snapshot(options?: RequestOptions): ApiPromise<TenantSnapshotDocument> {
-    return this._get('/v1/test_helpers/tenant/snapshot', { schema: TenantSnapshotDocument }, options);
+    return this._get('/v1/test_helpers/tenant/snapshot', { model: (m) => m.TenantSnapshotDocument }, options);
   }
 }
 
@@ -122,7 +119,7 @@ export class EventTestHelpers extends APIResource {
    * envelopes its webhook endpoints receive), filtered by `type` and `object_id`.
    */
   list(params?: ListEventsParams, options?: RequestOptions): PagePromise<EventEnvelope> {
-    return this._list('/v1/test_helpers/events', { schema: EventList }, params, options);
+    return this._list('/v1/test_helpers/events', { model: (m) => m.EventEnvelopeList }, params, options);
   }
 }
 
