@@ -122,8 +122,9 @@ interface Kind {
 const sum = (w: World, f: (t: TenantState) => number): number => w.tenants.reduce((n, t) => n + f(t), 0);
 
 const KINDS: Kind[] = [
+  // These two record only once `sandbox.inspector` was read (issue 22): none here unless it was.
   { name: 'request log (the sandbox app\'s, bounded)', count: (_w, p) => p.app.requests.size, drop: (_w, p) => p.app.requests.clear() },
-  { name: 'inspector: conversion moves (bounded)', count: (_w, p) => p.inspection.historySize, drop: (_w, p) => p.inspection.forget() },
+  { name: 'inspector: conversion moves (bounded)', count: (_w, p) => p.inspection?.historySize ?? 0, drop: (_w, p) => p.inspection?.forget() },
   {
     name: 'idempotency records (24 h)',
     count: (w) => sum(w, (t) => (t.idempotency as MemoryIdempotency).size),

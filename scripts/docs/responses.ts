@@ -92,7 +92,12 @@ export const RESPONSES: Readonly<Record<string, SuccessResponse>> = {
   'POST /v1/test_helpers/conversions/:id/fail-pix': ok('testHelpers.conversions.failPix', 'Conversion', 'Alias: the Pix payout fails (pix_send_failed)'),
   'POST /v1/test_helpers/transactions/:id/pay': ok('testHelpers.transactions.pay', 'Transaction', 'The Pix payment of a transaction arrives'),
   'POST /v1/test_helpers/users/:id/kyc': ok('testHelpers.users.kyc', 'KycStatusView', 'Force the KYC outcome of a user'),
-  'POST /v1/test_helpers/tenants': created('testHelpers.tenants.create', 'Tenant', 'Create an isolated tenant and its first API key (with its secret)'),
+  'POST /v1/test_helpers/tenants': created(
+    'testHelpers.tenants.create',
+    'Tenant',
+    'Create an isolated tenant and its first API key (with its secret); with `snapshot`, a fork of a tenant snapshot (same data, new tenant id and keys, timers on its own clock)',
+  ),
+  'GET /v1/test_helpers/tenant/snapshot': ok('testHelpers.tenants.snapshot', 'TenantSnapshotDocument', "The caller's tenant as one versioned document (holds secrets: fixtures only)"),
   // Fault plans: over HTTP here, or `sandbox.faults` in process (docs/sandbox.md); the client has no method for them.
   'POST /v1/test_helpers/faults': {
     ...created('testHelpers.faults.create', 'FaultPlan', "Add a fault plan for the caller's tenant (errors, latency, network failures)"),

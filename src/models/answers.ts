@@ -21,6 +21,7 @@ import {
   EventEnvelope,
   RotatedWebhookSecret,
   Tenant,
+  TenantSnapshotDocument,
   WebhookDelivery,
   WebhookEndpoint,
   WebhookEndpointWithSecret,
@@ -40,13 +41,14 @@ export interface AnswerModels {
   Conversion: Model<Conversion>;
   ConversionList: ListModel<Conversion>;
   DeletedWebhookEndpoint: Model<DeletedWebhookEndpoint>;
-  EventList: ListModel<EventEnvelope>;
+  EventEnvelopeList: ListModel<EventEnvelope>;
   KycStatusView: Model<KycStatusView>;
   LimitUpgradeRequest: Model<LimitUpgradeRequest>;
   Quote: Model<Quote>;
   QuoteList: ListModel<Quote>;
   RotatedWebhookSecret: Model<RotatedWebhookSecret>;
   Tenant: Model<Tenant>;
+  TenantSnapshotDocument: Model<TenantSnapshotDocument>;
   Transaction: Model<Transaction>;
   TransactionList: ListModel<Transaction>;
   User: Model<User>;
@@ -68,13 +70,14 @@ export const ANSWER_MODELS: AnswerModels = {
   Conversion,
   ConversionList: listOf(Conversion),
   DeletedWebhookEndpoint,
-  EventList: listOf(EventEnvelope),
+  EventEnvelopeList: listOf(EventEnvelope),
   KycStatusView,
   LimitUpgradeRequest,
   Quote,
   QuoteList: listOf(Quote),
   RotatedWebhookSecret,
   Tenant,
+  TenantSnapshotDocument,
   Transaction,
   TransactionList: listOf(Transaction),
   User,

@@ -198,15 +198,41 @@ export type ListEventsParams = z.infer<typeof ListEventsParams>;
 
 /** Sandbox extension: body of `POST /v1/test_helpers/tenants`. */
 export const CreateTenantBody = /* @__PURE__ */ lazy(() =>
-  z.strictObject({ capabilities: z.optional(z.array(z.string())) }));
+  z.strictObject({
+    capabilities: z.optional(z.array(z.string())),
+    /** A tenant snapshot (`GET /v1/test_helpers/tenant/snapshot`): the new tenant is a fork of it. */
+    snapshot: z.optional(z.record(z.string(), z.unknown())),
+  }));
 /** Sandbox extension: body of `POST /v1/test_helpers/tenants`. */
 export type CreateTenantBody = z.infer<typeof CreateTenantBody>;
 
 /** Sandbox extension: answer of `POST /v1/test_helpers/tenants`. */
 export const Tenant = /* @__PURE__ */ lazy(() =>
-  z.looseObject({ tenant_id: z.string(), api_key: ApiKeyWithSecret }));
+  z.looseObject({
+    tenant_id: z.string(),
+    api_key: ApiKeyWithSecret,
+    /** A fork's keys, one for each key of the snapshot in its order (absent for a new empty tenant). */
+    api_keys: z.optional(z.array(ApiKeyWithSecret)),
+  }));
 /** Sandbox extension: a new tenant and its first API key. */
 export type Tenant = z.infer<typeof Tenant>;
+
+/**
+ * Sandbox extension: one tenant as a versioned document (`GET /v1/test_helpers/tenant/snapshot`),
+ * which `POST /v1/test_helpers/tenants` `{ snapshot }` forks. `tenant` is the sandbox's own record
+ * format (data, clock time, keys with secrets, settings, webhook endpoints with secrets,
+ * idempotency records, events): treat it as a test fixture, never as an API shape.
+ */
+export const TenantSnapshotDocument = /* @__PURE__ */ lazy(() =>
+  z.looseObject({
+    format: z.literal('pix-usdt-tenant'),
+    version: z.number(),
+    environment: z.enum(['sandbox', 'production']),
+    exported_at: Timestamp,
+    tenant: z.record(z.string(), z.unknown()),
+  }));
+/** Sandbox extension: one tenant as a versioned document. */
+export type TenantSnapshotDocument = z.infer<typeof TenantSnapshotDocument>;
 
 /** Sandbox extension: the tenant's virtual clock. */
 export const ClockState = /* @__PURE__ */ lazy(() =>

@@ -10,6 +10,7 @@ import type {
   EventEnvelope,
   KycStatusView,
   Tenant,
+  TenantSnapshotDocument,
   Transaction,
   AdvanceClockBody,
   CreateTenantBody,
@@ -88,6 +89,14 @@ export class TenantTestHelpers extends APIResource {
   create(body: CreateTenantBody = {}, options?: RequestOptions): ApiPromise<Tenant> {
     return this._post('/v1/test_helpers/tenants', { model: (m) => m.Tenant }, body, options);
   }
+
+  /**
+   * `GET /v1/test_helpers/tenant/snapshot`: the caller's tenant as one versioned document, which
+   * `create({ snapshot })` forks (same data, new tenant id and keys, timers on its own clock).
+   */
+  snapshot(options?: RequestOptions): ApiPromise<TenantSnapshotDocument> {
+    return this._get('/v1/test_helpers/tenant/snapshot', { model: (m) => m.TenantSnapshotDocument }, options);
+  }
 }
 
 /** Sandbox extension: the caller's tenant clock. */
@@ -110,7 +119,7 @@ export class EventTestHelpers extends APIResource {
    * envelopes its webhook endpoints receive), filtered by `type` and `object_id`.
    */
   list(params?: ListEventsParams, options?: RequestOptions): PagePromise<EventEnvelope> {
-    return this._list('/v1/test_helpers/events', { model: (m) => m.EventList }, params, options);
+    return this._list('/v1/test_helpers/events', { model: (m) => m.EventEnvelopeList }, params, options);
   }
 }
 

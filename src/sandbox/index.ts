@@ -23,6 +23,14 @@ export type { Duration, SandboxClock } from './core/clock.js';
 export type { SandboxEvent, StateChange } from './core/state.js';
 export type * from './inspector/types.js';
 export type { IdempotencySnapshot, SandboxSnapshot, TenantSnapshot } from './core/snapshot.js';
+export {
+  MAX_TENANT_DOCUMENT_CHARS,
+  TENANT_DOCUMENT_FORMAT,
+  TENANT_DOCUMENT_VERSION,
+  type TenantDocument,
+  TenantDocumentError,
+  type TenantDocumentProblem,
+} from './core/transfer.js';
 export * from './plugins/webhooks/public.js';
 export * from './plugins/faults/public.js';
 export type { Answer, Call, HeaderReader, Middleware } from './http/call.js';

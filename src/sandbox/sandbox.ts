@@ -9,12 +9,13 @@ import type { LimitSettings } from './core/limits.js';
 import { Platform } from './core/platform.js';
 import type { PricingSettings } from './core/pricing.js';
 import { type LimitsPatch, type OwnSettings, type PlatformScope, type SettingsKind, type TimingSettings, defaultSettings, settingsFromOptions } from './core/settings.js';
-import { type SandboxSnapshot, loadSnapshot, snapshotParts, takeSnapshot } from './core/snapshot.js';
-import type { SandboxEvent, TenantState } from './core/state.js';
+import { type SandboxSnapshot, type TenantSnapshot, loadSnapshot, snapshotParts, takeSnapshot } from './core/snapshot.js';
+import { type TenantDocument, forkTenant, readTenantDocument, tenantDocument } from './core/transfer.js';
+import type { KeyRec, SandboxEvent, TenantState } from './core/state.js';
 import { App } from './http/app.js';
 import { REQUEST_LOG_SIZE } from './http/request-log.js';
 import { SandboxResponse, fastIncoming } from './http/fetch.js';
-import { type Answer, type Middleware, incomingOf } from './http/call.js';
+import { type Answer, type Incoming, type Middleware, incomingOf } from './http/call.js';
 import type { SandboxPlugin } from './http/plugin.js';
 import { CORE_ROUTES, type RouteDef } from './http/routes/index.js';
 import { type SandboxFaults, faultsPlugin } from './plugins/faults/index.js';
@@ -149,7 +150,8 @@ export interface SandboxHooks {
 
 /** The layers behind a sandbox, for benches and structural tests (not exported by `pix-usdt/sandbox`). */
 export interface SandboxInternals extends Parts {
-  inspection: Inspection;
+  /** The inspection, once `sandbox.inspector` was first read (`undefined` until then: nothing watched). */
+  readonly inspection: Inspection | undefined;
 }
 
 const INTERNALS = new WeakMap<Sandbox, SandboxInternals>();
@@ -178,8 +180,9 @@ export class SandboxImpl implements Sandbox {
   readonly settings: SandboxTenantSettings;
   readonly webhooks: SandboxWebhooks;
   readonly faults: SandboxFaults;
-  readonly inspector: SandboxInspector;
-  readonly #inspection: Inspection;
+  #inspector: SandboxInspector | undefined;
+  #inspection: Inspection | undefined;
+  readonly #inspectionParts: ConstructorParameters<typeof Inspection>[0] & { hasRoute: (method: string, path: string) => boolean };
 
   constructor(options: SandboxOptions, hooks: SandboxHooks = {}) {
     const { platform, app, webhooks, faults } = build(options);
@@ -218,16 +221,35 @@ export class SandboxImpl implements Sandbox {
     this.clock = this.clockOf(() => this.#platform.defaultTenantId);
     this.settings = this.settingsOf(() => this.#platform.defaultTenantId);
     const persistence = this.persistence;
-    const parts = {
+    this.#inspectionParts = {
       platform,
       requests: app.requests,
       webhooks: webhooks.records,
       hasRoute: (method: string, path: string) => app.router.match(method, path) !== null,
       ...(persistence === null ? {} : { listing: () => persistence.listing() }),
     };
-    this.#inspection = new Inspection(parts);
-    this.inspector = createInspector(this.#inspection, parts, this.fetch);
-    INTERNALS.set(this, { platform, app, webhooks, faults, inspection: this.#inspection });
+    const inspection = (): Inspection | undefined => this.#inspection;
+    INTERNALS.set(this, {
+      platform,
+      app,
+      webhooks,
+      faults,
+      get inspection() {
+        return inspection();
+      },
+    });
+  }
+
+  /**
+   * Built on first use: from then on the app records its request log and the inspection watches
+   * conversion moves. Until then neither costs anything (issue 22; docs/decisions.md).
+   */
+  get inspector(): SandboxInspector {
+    if (this.#inspector === undefined) {
+      this.#inspection = new Inspection(this.#inspectionParts);
+      this.#inspector = createInspector(this.#inspection, this.#inspectionParts, this.fetch);
+    }
+    return this.#inspector;
   }
 
   /** Throws once the sandbox is closed: `what` acts (sends, moves time, delivers or changes state). */
@@ -244,6 +266,12 @@ export class SandboxImpl implements Sandbox {
   handle(request: Request): Promise<Response> {
     if (this.#platform.closed) return Promise.reject(new SandboxClosedError('handle'));
     return this.#app.handle(request);
+  }
+
+  /** `handle` without the web `Request` and `Response`: the Node server's path (src/server/adapter.ts). */
+  dispatch(incoming: Incoming): Promise<Answer> {
+    if (this.#platform.closed) return Promise.reject(new SandboxClosedError('handle'));
+    return this.#app.dispatch(incoming);
   }
 
   get apiKey(): string {
@@ -318,12 +346,23 @@ export class SandboxImpl implements Sandbox {
     };
   }
 
-  createTenant(options: { capabilities?: string[] } = {}): SandboxTenant {
+  createTenant(options: { capabilities?: string[]; snapshot?: TenantDocument | string } = {}): SandboxTenant {
     this.#open('createTenant');
+    if (options.snapshot !== undefined) {
+      if (options.capabilities !== undefined) throw new TypeError('A fork takes its keys (and their capabilities) from the snapshot: pass `capabilities` or `snapshot`, not both.');
+      const { tenant, keys } = forkTenant(this.#platform, readTenantDocument(this.#platform, options.snapshot));
+      const key = keys.find((k) => k.revokedAt === null) ?? (keys[0] as KeyRec);
+      return { tenantId: tenant.id, apiKey: key.secret, clock: this.clockOf(tenant.id), settings: this.settingsOf(tenant.id) };
+    }
     const unknown = options.capabilities?.find((c) => !this.#platform.knownCapability(c));
     if (unknown !== undefined) throw new RangeError(`Unknown capability: ${unknown}`);
     const { tenant, key } = this.#platform.createTenant(options.capabilities);
     return { tenantId: tenant.id, apiKey: key.secret, clock: this.clockOf(tenant.id), settings: this.settingsOf(tenant.id) };
+  }
+
+  exportTenant(tenantId?: string): TenantDocument {
+    const tenant = this.#tenant(tenantId ?? this.#platform.defaultTenantId);
+    return tenantDocument(this.#platform, snapshotParts(this.#platform, [tenant.id]).tenants[0] as TenantSnapshot);
   }
 
   events(tenantId?: string): SandboxEvent[] {
@@ -359,7 +398,7 @@ export class SandboxImpl implements Sandbox {
     const now = this.#tenant(this.#platform.defaultTenantId).clock.nowMs();
     if (this.persistence) this.persistence.restore(this.#initial, now);
     else loadSnapshot(this.#platform, this.#initial, now);
-    this.#inspection.forget();
+    this.#inspection?.forget();
   }
 
   snapshot(): SandboxSnapshot {
@@ -371,7 +410,7 @@ export class SandboxImpl implements Sandbox {
     this.#open('restore');
     if (this.persistence) this.persistence.restore(snapshot);
     else loadSnapshot(this.#platform, snapshot);
-    this.#inspection.forget();
+    this.#inspection?.forget();
   }
 
   /**

@@ -8,6 +8,7 @@ import type { PricingSettings } from './core/pricing.js';
 import type { SandboxClock } from './core/clock.js';
 import type { LimitsPatch, PlatformScope, TimingSettings } from './core/settings.js';
 import type { SandboxSnapshot } from './core/snapshot.js';
+import type { TenantDocument } from './core/transfer.js';
 import type { SandboxEvent } from './core/state.js';
 import type { Middleware } from './http/call.js';
 import type { SandboxInspector } from './inspector/types.js';
@@ -183,8 +184,22 @@ export interface Sandbox {
   readonly settings: SandboxTenantSettings;
   /** A tenant's own price feed, limits and timings (a `RangeError` for an unknown tenant). */
   settingsOf(tenantId: string): SandboxTenantSettings;
-  /** Creates an isolated tenant with one API key (all capabilities unless given). */
-  createTenant(options?: { capabilities?: string[] }): SandboxTenant;
+  /**
+   * Creates an isolated tenant with one API key (all capabilities unless given); with `snapshot`
+   * (from {@link Sandbox.exportTenant}, object or JSON text), a fork of it: the same data under a
+   * new tenant id and new API keys, its clock at the snapshot's time and its timers re-created on
+   * it. `apiKey` is then the fork's first key that is not revoked. A snapshot of another version,
+   * environment or format, damaged or larger than 16 MiB throws a `TenantDocumentError` and
+   * creates nothing.
+   */
+  createTenant(options?: { capabilities?: string[]; snapshot?: TenantDocument | string }): SandboxTenant;
+  /**
+   * One tenant (default: the default tenant) as a versioned JSON document: its data, clock time,
+   * timers' records, settings, API keys, webhook endpoints and their secrets, idempotency records
+   * and events. Holds secrets: fixtures only. `createTenant({ snapshot })` forks it, here or in
+   * another sandbox (`GET /v1/test_helpers/tenant/snapshot` answers the same document).
+   */
+  exportTenant(tenantId?: string): TenantDocument;
   /** Recorded events of a tenant (default: the default tenant), oldest first. */
   events(tenantId?: string): SandboxEvent[];
   /** The default tenant's `settings.setPrice` (e.g. `{ midRate: '5.10' }` or `{ available: false }`); other tenants keep theirs. */
@@ -214,6 +229,9 @@ export interface Sandbox {
   /**
    * The inspector: a read-only inspection API of the whole state, and a web console's `fetch`
    * handler to mount in a dev server (`pix-usdt-sandbox serve` serves it at `/_inspector/`).
+   * It opens on first use: the request log and each conversion's live path start then (a path
+   * not seen live is rebuilt from the event log), so that a suite that never looks pays nothing
+   * for it. Read `sandbox.inspector` once at set-up to see every request.
    */
   readonly inspector: SandboxInspector;
   /** Listens to `event` (every state change, with its tenant id) or `error` (a listener threw). */

@@ -10,7 +10,8 @@ import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, STATUS_CODES, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { envelopeAnswer } from '../sandbox/http/call.js';
+import { TENANTS_MAX_BODY } from '../sandbox/http/routes/test-helpers.js';
+import { type Answer, type Incoming, envelopeAnswer, incomingOfParts } from '../sandbox/http/call.js';
 import { CorsPolicy, isPreflight } from './cors.js';
 import { FAULT_PLAN_HEADER } from '../sandbox/plugins/faults/injector.js';
 import { NETWORK_FAULT_HEADER, isNetworkFault } from '../sandbox/plugins/faults/marker.js';
@@ -46,9 +47,10 @@ export interface ListenerOptions {
   tenantOf?: (authorization: string | undefined) => string | null;
 }
 
-/** Anything with the engine's core method. */
+/** Anything with the engine's core method; `dispatch` (a sandbox has it) spares the web `Request` and `Response`. */
 export interface Handler {
   handle(request: Request): Promise<Response>;
+  dispatch?(incoming: Incoming): Promise<Answer>;
 }
 
 const MAX_BODY_BYTES = 1_000_000;
@@ -60,6 +62,9 @@ const MAX_BODY_BYTES = 1_000_000;
  */
 const LINGER_MS = 5_000;
 const LINGER_BYTES = 64 * 1024 * 1024;
+const TENANTS_PATH = '/v1/test_helpers/tenants';
+/** The body of a fork: the largest tenant document, in bytes (twice its characters: names and messages are mostly ASCII). */
+const SNAPSHOT_BODY_BYTES = TENANTS_MAX_BODY * 2;
 const NO_BODY = new Set(['GET', 'HEAD']);
 // Methods `new Request` refuses. The engine sees a stand-in no route declares, so they get the
 // answer of any undeclared method (401 without a valid key, else 404 not_found), not a 400.
@@ -162,6 +167,53 @@ export async function toRequest(req: IncomingMessage, origin: string, limit = MA
     // e.g. a URL it cannot parse.
     throw new AdapterError(400, 'validation_error', 'The request is malformed.');
   }
+}
+
+// RFC 9110 header names and values (what `Headers` accepts); Node's parser has already refused most else.
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+/** The request as the engine reads it, without a web `Request`: the checks and answers of {@link toRequest}. */
+async function toIncoming(req: IncomingMessage, origin: string, limit: number): Promise<Incoming> {
+  const target = req.url ?? '';
+  if (!target.startsWith('/') || target.startsWith('//')) throw new AdapterError(400, 'validation_error', 'The request target must be an absolute path.');
+  const method = engineMethod((req.method ?? 'GET').toUpperCase());
+  const headers = new Map<string, string>();
+  const raw = req.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i] as string;
+    const value = (raw[i + 1] as string).replace(/^[\t ]+|[\t ]+$/g, '');
+    if (!TOKEN.test(name) || !FIELD_VALUE.test(value)) throw new AdapterError(400, 'validation_error', 'The request headers are malformed.');
+    const key = name.toLowerCase();
+    const previous = headers.get(key);
+    headers.set(key, previous === undefined ? value : `${previous}, ${value}`);
+  }
+  const body = NO_BODY.has(method) ? null : await readBody(req, limit);
+  let url: URL;
+  try {
+    url = new URL(origin + target);
+  } catch {
+    throw new AdapterError(400, 'validation_error', 'The request is malformed.');
+  }
+  return incomingOfParts(method, url, headers, body);
+}
+
+/** Writes an engine answer (the fast path's {@link writeResponse}). */
+function writeAnswer(res: ServerResponse, answer: Answer, options: WriteOptions): void {
+  let body = answer.body;
+  if (body !== null && FORBIDDEN_METHODS.has(options.method)) body = body.replace(`No route for ${STAND_IN_METHOD} `, `No route for ${options.method} `);
+  const headers: Record<string, string> = { ...answer.headers };
+  if (options.extra !== null) Object.assign(headers, options.extra);
+  if (body !== null) headers['content-length'] = String(Buffer.byteLength(body));
+  if (options.close) headers['connection'] = 'close';
+  res.writeHead(answer.status, headers);
+  res.end(options.head ? undefined : (body ?? undefined));
+}
+
+function answerFault(answer: Answer): string | null {
+  const network = answer.headers[NETWORK_FAULT_HEADER];
+  if (network !== undefined) return /plan=([^;]+)/.exec(network)?.[1] ?? 'network';
+  return answer.headers[FAULT_PLAN_HEADER] ?? null;
 }
 
 // Answers to a request whose body was refused before its end (see LINGER_MS).
@@ -269,37 +321,75 @@ export function createListener(handler: Handler, options: ListenerOptions): (req
     const method = (req.method ?? 'GET').toUpperCase();
     const origin = req.headers.origin;
     const tenantId = options.tenantOf?.(req.headers.authorization) ?? null;
+    const answerWith = async (response: Response): Promise<void> => {
+      // Node already answered and closed the connection (a request timeout): nothing to add.
+      if (req.socket.destroyed && !isNetworkFault(response)) return;
+      // An injected network fault: drop the connection, so the client sees a network error.
+      if (isNetworkFault(response)) res.socket?.destroy();
+      else {
+        const extra = origin !== undefined && cors.allows(origin) ? cors.responseHeaders(origin) : null;
+        const drain = lingering.has(response) ? req : null;
+        await writeResponse(res, response, { head: method === 'HEAD', close: options.closing?.() === true, extra, method, drain });
+      }
+      options.log({
+        method,
+        path: logPath(req.url),
+        status: response.status,
+        ms: performance.now() - started,
+        requestId: response.headers.get('x-request-id') ?? '-',
+        replayed: response.headers.get('idempotent-replayed') === 'true',
+        fault: faultPlan(response),
+        tenantId,
+      });
+    };
+    const dispatch = handler.dispatch?.bind(handler);
+    if (dispatch !== undefined && !(origin !== undefined && isPreflight(method, req.headers))) {
+      // The engine's answer written as it is: no web Request, Response or stream on the way.
+      void toIncoming(req, options.origin, limit)
+        .then(dispatch)
+        .then(
+          (answer) => {
+            const network = answer.headers[NETWORK_FAULT_HEADER] !== undefined;
+            if (req.socket.destroyed && !network) return;
+            if (network) res.socket?.destroy();
+            else {
+              const extra = origin !== undefined && cors.allows(origin) ? cors.responseHeaders(origin) : null;
+              // The body was read to its end (a refused one answers through answerWith): nothing to drain.
+              writeAnswer(res, answer, { head: method === 'HEAD', close: options.closing?.() === true, extra, method, drain: null });
+            }
+            options.log({
+              method,
+              path: logPath(req.url),
+              status: answer.status,
+              ms: performance.now() - started,
+              requestId: answer.headers['x-request-id'] ?? '-',
+              replayed: answer.headers['idempotent-replayed'] === 'true',
+              fault: answerFault(answer),
+              tenantId,
+            });
+          },
+          // The adapter refused the request (or the sandbox is closed): the envelope, as on the web path.
+          (error: unknown) => answerWith(errorResponse(error, newRequestId())),
+        )
+        .catch(() => {
+          if (!res.headersSent) res.writeHead(500);
+          res.end();
+        });
+      return;
+    }
     const answer = async (): Promise<Response> => {
       if (origin !== undefined && isPreflight(method, req.headers)) return preflightResponse(cors, origin, req.headers['access-control-request-private-network'] === 'true');
       try {
-        return await handler.handle(await toRequest(req, options.origin, limit));
+        // A tenant snapshot (a fork) may be larger than any other body.
+        const max = req.url?.startsWith(TENANTS_PATH) === true ? Math.max(limit, SNAPSHOT_BODY_BYTES) : limit;
+        return await handler.handle(await toRequest(req, options.origin, max));
       } catch (error) {
         // The engine never throws; this is the adapter refusing the request.
         return errorResponse(error, newRequestId());
       }
     };
     void answer()
-      .then(async (response) => {
-        // Node already answered and closed the connection (a request timeout): nothing to add.
-        if (req.socket.destroyed && !isNetworkFault(response)) return;
-        // An injected network fault: drop the connection, so the client sees a network error.
-        if (isNetworkFault(response)) res.socket?.destroy();
-        else {
-          const extra = origin !== undefined && cors.allows(origin) ? cors.responseHeaders(origin) : null;
-          const drain = lingering.has(response) ? req : null;
-          await writeResponse(res, response, { head: method === 'HEAD', close: options.closing?.() === true, extra, method, drain });
-        }
-        options.log({
-          method,
-          path: logPath(req.url),
-          status: response.status,
-          ms: performance.now() - started,
-          requestId: response.headers.get('x-request-id') ?? '-',
-          replayed: response.headers.get('idempotent-replayed') === 'true',
-          fault: faultPlan(response),
-          tenantId,
-        });
-      })
+      .then(answerWith)
       .catch(() => {
         // The socket went away mid-answer: nothing left to tell anyone.
         if (!res.headersSent) res.writeHead(500);

@@ -122,6 +122,8 @@ export async function startServer(options: ServerOptions, log: (line: string) =>
   // Without --data nothing touches the disk.
   const store: DataStore | null = options.data === undefined ? null : openDataStore(options.data, sandboxOptions, { log });
   const sandbox: SandboxImpl = store?.sandbox ?? new SandboxImpl(sandboxOptions);
+  // The console at /_inspector/ is there from the start: its request log and live paths too.
+  void sandbox.inspector;
   if (store !== null) log(`pix-usdt-sandbox: ${dataLine(store)}`);
   // The setting flags are the defaults of this start: a restored tenant keeps what it set itself
   // (its own price, limits, timings survive a restart, kill -9 included), the rest follows them.

@@ -197,6 +197,13 @@ const rows: Row[] = [
     status: 201,
     answer: { tenant_id: 'tn_1', api_key: { ...f.apiKey, api_key: 'sk_test_tenant' } },
   },
+  {
+    name: 'testHelpers.tenants.snapshot',
+    call: (c) => c.testHelpers.tenants.snapshot(),
+    method: 'GET',
+    path: '/v1/test_helpers/tenant/snapshot',
+    answer: { format: 'pix-usdt-tenant', version: 1, environment: 'sandbox', exported_at: '2026-03-02T12:00:00.000Z', tenant: { id: 'tn_1' } },
+  },
   { name: 'testHelpers.clock.retrieve', call: (c) => c.testHelpers.clock.retrieve(), method: 'GET', path: '/v1/test_helpers/clock', answer: f.clock },
   {
     name: 'testHelpers.clock.advance',

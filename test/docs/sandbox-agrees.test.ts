@@ -128,6 +128,7 @@ describe('the sandbox answers what docs/openapi.json says', () => {
     await call('POST', '/v1/test_helpers/clock/advance', { seconds: 60 });
     await call('GET', '/v1/test_helpers/events?limit=5');
     await call('POST', '/v1/test_helpers/tenants', {});
+    await call('GET', '/v1/test_helpers/tenant/snapshot');
     const plan = await call('POST', '/v1/test_helpers/faults', { match: 'GET /v1/nothing', fault: { type: 'error', code: 'internal_error' } });
     await call('GET', '/v1/test_helpers/faults');
     await call('DELETE', `/v1/test_helpers/faults/${plan['id']}`);

@@ -1,11 +1,18 @@
 // The inspection API and the console's handler, in process: what they show (and never show),
 // actions through the public routes, the request log, search and the live stream.
 import { describe, expect, it } from 'vitest';
-import { setup } from '../sandbox/fixture.js';
+import { setup as setupSandbox } from '../sandbox/fixture.js';
+
+// The inspector opens on first use (issue 22): a console mounted at set-up sees every request.
+function setup(): ReturnType<typeof setupSandbox> {
+  const f = setupSandbox();
+  void f.sandbox.inspector;
+  return f;
+}
 
 const base = 'http://localhost/_inspector/';
 
-async function api<T>(f: ReturnType<typeof setup>, path: string, init?: RequestInit): Promise<{ status: number; body: T }> {
+async function api<T>(f: ReturnType<typeof setupSandbox>, path: string, init?: RequestInit): Promise<{ status: number; body: T }> {
   const res = await f.sandbox.inspector.fetch(new Request(base + path, init));
   return { status: res.status, body: (await res.json()) as T };
 }
@@ -201,5 +208,23 @@ describe('a failing receiver', () => {
     expect(after?.status).toBe('succeeded');
     expect(after?.attempts.map((a) => a.status)).toEqual([500, 200]);
     expect(after?.next_attempt_at).toBeNull();
+  });
+});
+
+describe('an inspector nobody opened (issue 22)', () => {
+  it('records nothing until its first use, then sees requests and moves live; a path from before is rebuilt from the event log', async () => {
+    const f = setupSandbox();
+    const before = await f.conversion('offramp');
+    const inspector = f.sandbox.inspector;
+    expect(inspector.requests()).toEqual([]);
+    const early = inspector.conversion(f.sandbox.tenantId, before.id);
+    expect(early?.path_source).toBe('events');
+    expect(early?.path).toEqual(['awaiting_deposit']);
+    const after = await f.conversion('offramp');
+    await f.client.testHelpers.conversions.simulateOfframpDeposit(after.id, { settle: true });
+    const page = inspector.conversion(f.sandbox.tenantId, after.id);
+    expect(page?.path_source).toBe('machine');
+    expect(page?.path).toEqual(['awaiting_deposit', 'funded', 'completed']);
+    expect(inspector.requests().map((r) => `${r.method} ${r.path}`)).toContain(`POST /v1/test_helpers/conversions/${after.id}/simulate-offramp-deposit`);
   });
 });

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { PixUsdt, type ConversionStatus } from '../../src/index.js';
-import { CONVERSION_STATUSES, FAILURE_REASONS, STANDBY_REASONS } from '../../src/models/index.js';
+import { CONVERSION_STATUSES, FAILURE_REASONS, STANDBY_REASONS } from '../../src/models/public.js';
 import { OFFRAMP_ONLY_STANDBY_REASONS, ScenarioError, approvedUser, createConversion, createTestSandbox, createUser, runTrigger, TRIGGERS, type Direction, type ScenarioStep } from '../../src/testing/index.js';
 
 const NOW = '2026-03-01T12:00:00Z';

@@ -156,7 +156,8 @@ export function applyConversion(scope: Scope, conv: ConversionRec, trigger: Conv
     });
   }
   const event = row.event ? scope.world.record(scope.tenant, row.event, CONVERSION, conv, scope.at) : null;
-  scope.world.changed(scope.tenant, { id: conv.id, from, to: row.to, trigger, eventId: event?.id ?? null, eventType: event?.type ?? null, at: iso(scope.at) });
+  // A move nobody watches is not built (issue 22: idle observers cost nothing).
+  if (scope.world.watchingMoves) scope.world.changed(scope.tenant, { id: conv.id, from, to: row.to, trigger, eventId: event?.id ?? null, eventType: event?.type ?? null, at: iso(scope.at) });
 }
 
 /** Accepts a quote into a new conversion. */

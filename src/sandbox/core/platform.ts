@@ -184,6 +184,11 @@ export class Platform extends EventEmitter<PlatformEvents> implements World, Set
     return { tenant, key };
   }
 
+  /** A tenant was put in memory from a snapshot as a new one (a fork, core/transfer.ts): a stored sandbox writes it. */
+  adopted(tenant: TenantState): void {
+    this.#source?.created(tenant);
+  }
+
   /** Issues an API key for a tenant. */
   issueKey(tenant: TenantState, name: string, capabilities: readonly string[], at: number): KeyRec {
     const prefix = this.settings.environment === 'sandbox' ? 'sk_test_' : 'sk_live_';
@@ -243,6 +248,10 @@ export class Platform extends EventEmitter<PlatformEvents> implements World, Set
 
   /** Internal observers of conversion moves (the inspector): out of reach of a public `off('transition')`. */
   readonly moves = new Set<(change: StateChange, tenantId: string) => void>();
+
+  get watchingMoves(): boolean {
+    return this.moves.size > 0 || this.listenerCount('transition') > 0;
+  }
 
   /** Tells the observers, then emits `transition`, for a conversion's move; a listener's error goes to `error`. */
   changed(tenant: TenantState, change: StateChange): void {

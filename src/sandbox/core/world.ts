@@ -38,6 +38,8 @@ export interface World {
   version<R extends Stamped>(kind: VersionKind<R>, record: R): Version;
   /** Tells listeners that a conversion moved on its machine (emitted or not). */
   changed(tenant: TenantState, change: StateChange): void;
+  /** Someone listens to moves (an open inspector, a `transition` listener): without one, no move is built. */
+  readonly watchingMoves: boolean;
   /** Puts a timer of a known kind (see core/timers.ts) on the tenant's clock. */
   schedule(tenant: TenantState, at: number, kind: string, id: string): void;
   /** Keeps track of an asynchronous effect of a tenant so that `clock.advance` can wait for it. */

@@ -121,7 +121,8 @@ export class App {
   /** Handles one request; the answer carries `x-request-id` (a replay: the first request's). */
   async dispatch(incoming: Incoming): Promise<Answer> {
     const requestId = this.platform.random.uuidHex('req_');
-    const started = performance.now();
+    // The log's clock and entry only when someone reads the log (an open inspector).
+    const started = this.requests.recording ? performance.now() : 0;
     const call = new RequestCall(this, incoming, requestId);
     let answer: Answer;
     try {
@@ -137,9 +138,15 @@ export class App {
         answer = errorAnswer(error, requestId);
       }
     }
+    if (this.requests.recording) this.#log(call, answer, started);
+    // A replayed answer keeps the x-request-id of the request that produced it (http/idempotency.ts).
+    return { status: answer.status, body: answer.body, headers: { 'x-request-id': requestId, ...answer.headers } };
+  }
+
+  #log(call: RequestCall, answer: Answer, started: number): void {
     this.requests.add({
       // What the caller sees: a replay keeps the id of the request that produced the answer.
-      requestId: answer.headers['x-request-id'] ?? requestId,
+      requestId: answer.headers['x-request-id'] ?? call.requestId,
       tenantId: call.tenantId,
       method: call.method,
       path: call.path,
@@ -151,8 +158,6 @@ export class App {
       params: call.params,
       bodyId: idInBody(answer.status, answer.body),
     });
-    // A replayed answer keeps the x-request-id of the request that produced it (http/idempotency.ts).
-    return { status: answer.status, body: answer.body, headers: { 'x-request-id': requestId, ...answer.headers } };
   }
 
   // Checks run in a loop and leave the stack; only stages that wrap the rest (idempotency,

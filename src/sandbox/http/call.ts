@@ -142,6 +142,31 @@ export function incomingOf(request: Request): Incoming {
   return { method: request.method, url: new URL(request.url), headers: request.headers, text: () => request.arrayBuffer().then(utf8), toRequest: () => request };
 }
 
+/**
+ * A request the host read itself (the Node server): headers already joined, the body as bytes.
+ * The body is decoded as `incomingOf` decodes it (UTF-8, refused when invalid); the web `Request`
+ * is built only if a stage asks for it.
+ */
+export function incomingOfParts(method: string, url: URL, headers: Map<string, string>, bytes: Uint8Array | null): Incoming {
+  let text: string;
+  try {
+    text = bytes === null || bytes.length === 0 ? '' : UTF8.decode(bytes);
+  } catch {
+    const refused = new ApiError('invalid_json', 'The request body is not valid UTF-8: JSON must be UTF-8, and these bytes cannot be read without altering them.');
+    return { method, url, headers: new MapHeaders(headers), text: () => Promise.reject(refused), toRequest: () => new Request(url.href, { method, headers: [...headers], body: bytes === null ? null : new Uint8Array(bytes) }) };
+  }
+  const body = bytes === null || bytes.length === 0 ? null : bytes;
+  return { method, url, headers: new MapHeaders(headers), text: () => Promise.resolve(text), body: text, toRequest: () => new Request(url.href, { method, headers: [...headers], body: body === null ? null : new Uint8Array(body) }) };
+}
+
+/** Header lookup over a map of lower-case names. */
+export class MapHeaders implements HeaderReader {
+  constructor(readonly map: Map<string, string>) {}
+  get(name: string): string | null {
+    return this.map.get(name.toLowerCase()) ?? null;
+  }
+}
+
 /** The web `Response` of an answer. */
 export function toResponse(answer: Answer): Response {
   return new Response(answer.body, { status: answer.status, headers: answer.headers });

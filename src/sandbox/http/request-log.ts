@@ -58,14 +58,29 @@ export function objectIdsOf(entry: RequestLogEntry): string[] {
 /** Answered requests kept by default (`requestLogSize`). */
 export const REQUEST_LOG_SIZE = 1000;
 
-/** A bounded request log with listeners: the latest `capacity` entries (trimmed in batches). */
+/**
+ * A bounded request log with listeners. Closed until someone reads it (the inspector opens it on
+ * first use): a closed log records nothing, and the app does not even build the entry (issue 22).
+ * Open, recording costs a push; it keeps the latest `capacity` entries (trimmed in batches).
+ */
 export class RequestLog {
   readonly #entries: RequestLogEntry[] = [];
   readonly #listeners = new Set<Listener>();
   readonly capacity: number;
+  #open = false;
 
   constructor(capacity = REQUEST_LOG_SIZE) {
     this.capacity = capacity;
+  }
+
+  /** True once {@link RequestLog.open} was called: the app records answered requests from then on. */
+  get recording(): boolean {
+    return this.#open;
+  }
+
+  /** Starts recording (idempotent). */
+  open(): void {
+    this.#open = true;
   }
 
   /** Records an answered request. */

@@ -12,9 +12,8 @@ import type { KeyRec, TenantState } from '../core/state.js';
 import type { Answer, AppCall, Check, NamedStage, Stage } from './call.js';
 import { expireIdempotency, idempotency, noteCompact } from './idempotency.js';
 import { parseJsonBody } from './json-body.js';
-import type { RouteDef } from './routes/types.js';
+import type { Reply, RouteDef } from './routes/types.js';
 
-const JSON_HEADERS = { 'content-type': 'application/json' };
 const KEY_FORMAT = /^sk_(test|live)_[A-Za-z0-9]{32}$/;
 const MUTATIONS = new Set(['POST', 'PATCH', 'DELETE', 'PUT']);
 const MAX_BODY = 1_000_000;
@@ -45,8 +44,9 @@ const authenticate: Check = (call) => {
 };
 
 function withBody(call: AppCall, text: string): void {
-  if (text.length > MAX_BODY) {
-    throw new ApiError('validation_error', 'The request body is too large.', { issues: [{ path: '', message: 'At most 1 MB' }] });
+  const max = (call.route as RouteDef).maxBody ?? MAX_BODY;
+  if (text.length > max) {
+    throw new ApiError('validation_error', 'The request body is too large.', { issues: [{ path: '', message: `At most ${max === MAX_BODY ? '1 MB' : `${max} characters`}` }] });
   }
   call.bodyText = text;
 }
@@ -130,10 +130,19 @@ const validateInput: Check = (call) => {
   call.input = { params, query: parsedQuery, body: parsedBody };
 };
 
-const execute: Stage = async (call) => {
+function answerOf(reply: Reply): Answer {
+  if (reply.status === 204) return { status: 204, body: null, headers: {} };
+  const answer: Answer = { status: reply.status, body: JSON.stringify(reply.body), headers: { 'content-type': 'application/json' } };
+  // A record's answer: the idempotency stage keeps its version, not the text (core/versions.ts).
+  if (reply.compact !== undefined) noteCompact(answer, reply.compact);
+  return answer;
+}
+
+// Not an async function: a handler that answers at once (most do) costs no extra turn.
+const execute: Stage = (call) => {
   const routeDef = call.route as RouteDef;
   const input = call.input as NonNullable<AppCall['input']>;
-  const reply = await routeDef.handler({
+  const reply = routeDef.handler({
     world: call.platform,
     tenant: call.tenant as TenantState,
     key: call.key as KeyRec,
@@ -143,10 +152,7 @@ const execute: Stage = async (call) => {
     query: input.query as never,
     body: input.body as never,
   });
-  if (reply.status === 204) return { status: 204, body: null, headers: {} };
-  const answer: Answer = { status: reply.status, body: JSON.stringify(reply.body), headers: { ...JSON_HEADERS } };
-  if (reply.compact !== undefined) noteCompact(answer, reply.compact);
-  return answer;
+  return reply instanceof Promise ? reply.then(answerOf) : Promise.resolve(answerOf(reply));
 };
 
 /** The stages in order. */

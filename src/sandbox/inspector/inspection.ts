@@ -7,7 +7,7 @@
 import type { Platform } from '../core/platform.js';
 import { CONVERSION_MACHINE } from '../core/machines.js';
 import { changedFields, limitsOut, priceOut, timingsOut } from '../core/settings.js';
-import type { ConversionRec, LoggedEvent, SandboxEvent, TenantState } from '../core/state.js';
+import type { ConversionRec, LoggedEvent, SandboxEvent, StateChange, TenantState } from '../core/state.js';
 import { conversionOut, iso, quoteOut, transactionOut, userOut } from '../core/wire.js';
 import { type RequestLog, type RequestLogEntry, objectIdsOf } from '../http/request-log.js';
 import type { WebhookRecords } from '../plugins/webhooks/index.js';
@@ -92,18 +92,22 @@ export class Inspection implements Omit<SandboxInspection, 'onRequest'> {
    */
   readonly #history = new Map<ConversionRec, Move[]>();
 
+  /** Opens the request log and starts watching moves: built on the inspector's first use (sandbox.ts). */
   constructor(parts: InspectionParts) {
     this.#parts = parts;
-    parts.platform.moves.add((change, tenantId) => {
-      const rec = parts.platform.tenants.get(tenantId)?.conversions.get(change.id);
-      if (rec === undefined) return;
-      let list = this.#history.get(rec);
-      if (!list) {
-        if (this.#history.size >= HISTORY_MAX) this.#history.delete(this.#history.keys().next().value as ConversionRec);
-        this.#history.set(rec, (list = []));
-      }
-      list.push({ from: change.from, to: change.to, trigger: change.trigger, eventId: change.eventId, eventType: change.eventType, at: Date.parse(change.at) });
-    });
+    parts.requests.open();
+    parts.platform.moves.add((change, tenantId) => this.#observe(change, tenantId));
+  }
+
+  #observe(change: StateChange, tenantId: string): void {
+    const rec = this.#parts.platform.tenants.get(tenantId)?.conversions.get(change.id);
+    if (rec === undefined) return;
+    let list = this.#history.get(rec);
+    if (!list) {
+      if (this.#history.size >= HISTORY_MAX) this.#history.delete(this.#history.keys().next().value as ConversionRec);
+      this.#history.set(rec, (list = []));
+    }
+    list.push({ from: change.from, to: change.to, trigger: change.trigger, eventId: change.eventId, eventType: change.eventType, at: Date.parse(change.at) });
   }
 
   /** How many conversions have their moves kept (at most 10,000). */

@@ -27,14 +27,32 @@ import { type DepositOptions, applyConversion, expireConversion, getConversion, 
 import { getTransaction, payTransaction } from '../../core/transactions.js';
 import { applyKyc, liveUser } from '../../core/users.js';
 import type { FailureReason } from '../../../models/index.js';
-import type { ConversionRec, SandboxEvent, TenantState } from '../../core/state.js';
+import type { ConversionRec, KeyRec, SandboxEvent, TenantState } from '../../core/state.js';
 import { type SettingsKind, type TenantSettings, limitsOut, parseSettings, priceOut, settingsError, timingsOut } from '../../core/settings.js';
 import { decodeIdCursor, encodeCursor, filterFingerprint } from '../cursor.js';
+import { type TenantSnapshot, snapshotParts } from '../../core/snapshot.js';
+import { MAX_TENANT_DOCUMENT_CHARS, type TenantDocument, TenantDocumentError, forkTenant, readTenantDocument, tenantDocument } from '../../core/transfer.js';
 import { IdParams } from './shared.js';
 import { type RouteContext, type RouteDef, created, define, kycReply, ok, recordReply } from './types.js';
 import { CONVERSION, TRANSACTION } from '../../core/versions.js';
 
 const BASE = '/v1/test_helpers';
+
+/** The largest body of `POST /v1/test_helpers/tenants`, in characters: a tenant snapshot and its wrapper. */
+export const TENANTS_MAX_BODY = MAX_TENANT_DOCUMENT_CHARS + 65_536;
+
+/** A fork's snapshot, checked; a refusal is the envelope's 400 with the issues under `snapshot`. */
+function readSnapshotBody(world: Platform, snapshot: unknown): TenantDocument {
+  try {
+    return readTenantDocument(world, snapshot);
+  } catch (error) {
+    if (!(error instanceof TenantDocumentError)) throw error;
+    throw new ApiError('validation_error', `The snapshot is refused (${error.problem.replace('_', ' ')}); nothing was created.`, {
+      problem: error.problem,
+      issues: error.issues.map((i) => ({ path: i.path === '' ? 'snapshot' : `snapshot.${i.path}`, message: i.message })),
+    });
+  }
+}
 
 function scopeAt(ctx: RouteContext<unknown, unknown, unknown>, occurredAt: string | undefined, conv?: ConversionRec): Scope {
   let at = ctx.at;
@@ -132,12 +150,27 @@ export const TEST_HELPER_ROUTES: RouteDef[] = [
     sandboxOnly: true,
     idempotency: 'optional',
     body: CreateTenantBody,
+    maxBody: TENANTS_MAX_BODY,
     handler({ world, body }) {
+      if (body.snapshot !== undefined) {
+        if (body.capabilities !== undefined) throw invalid('capabilities', 'A fork takes its keys (and their capabilities) from the snapshot; send one or the other');
+        const { tenant, keys } = forkTenant(world, readSnapshotBody(world, body.snapshot));
+        const withSecret = (k: KeyRec) => ({ ...apiKeyOut(k), api_key: k.secret });
+        const first = keys.find((k) => k.revokedAt === null) ?? (keys[0] as KeyRec);
+        return created({ tenant_id: tenant.id, api_key: withSecret(first), api_keys: keys.map(withSecret) });
+      }
       const unknown = (body.capabilities ?? []).findIndex((c) => !world.knownCapability(c));
       if (unknown >= 0) throw invalid(`capabilities.${unknown}`, 'Unknown capability');
       const { tenant, key } = world.createTenant(body.capabilities);
       return created({ tenant_id: tenant.id, api_key: { ...apiKeyOut(key), api_key: key.secret } });
     },
+  }),
+  define({
+    method: 'GET',
+    path: `${BASE}/tenant/snapshot`,
+    capability: 'sandbox:control',
+    sandboxOnly: true,
+    handler: ({ world, tenant }) => ok(tenantDocument(world, snapshotParts(world, [tenant.id]).tenants[0] as TenantSnapshot)),
   }),
   define({
     method: 'GET',

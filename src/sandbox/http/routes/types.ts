@@ -45,6 +45,8 @@ export interface RouteDef {
   body?: z.ZodMiniType | undefined;
   /** Checks the parsed JSON before the schema, for a clearer message than the schema's. */
   precheck?: ((body: unknown) => void) | undefined;
+  /** The largest body taken, in characters (default 1 MB; a tenant snapshot's route takes more). */
+  maxBody?: number | undefined;
   handler(ctx: RouteContext<never, never, never>): Reply | Promise<Reply>;
 }
 
@@ -60,6 +62,7 @@ export function define<P = Record<string, never>, Q = Record<string, never>, B =
   query?: z.ZodMiniType<Q>;
   body?: z.ZodMiniType<B>;
   precheck?: (body: unknown) => void;
+  maxBody?: number;
   handler(ctx: RouteContext<P, Q, B>): Reply | Promise<Reply>;
 }): RouteDef {
   return { idempotency: 'required', ...def } as unknown as RouteDef;
