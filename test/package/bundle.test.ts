@@ -35,7 +35,10 @@ const SANDBOX_MARKERS = ['[big.js]', 'notfound@sandbox.pix-usdt.com', 'idempoten
 // and a receiver that only verifies. 1,024 bytes to the kB, gzipped, as esbuild and webpack
 // minify them.
 const KB = 1024;
-const BUDGET = { app: 10 * KB, clientAll: 10 * KB, answerModels: 8 * KB, modelsAll: 15 * KB, constructEvent: 3 * KB } as const;
+// The answer models moved from 8 to 9.5 kB when issues 21, 25 and 26 landed beside issue 22 (the
+// events list, the tenant document and the settings models are answers too); the first script,
+// which issue 22 targets, is unchanged.
+const BUDGET = { app: 10 * KB, clientAll: 10 * KB, answerModels: 9.5 * KB, modelsAll: 15 * KB, constructEvent: 3 * KB, webhooksAll: 8 * KB } as const;
 
 // Each app through each bundler, as each form reaches the package: `import`, or `require()` as
 // TypeScript emits it for `module: commonjs` (webpack then resolves the package with its
@@ -106,8 +109,9 @@ describe.each(BUILDS)('$bundler, fed $form', ({ bundler, form, sources }) => {
     const receiver = bundle(bundler, form, 'constructEvent');
     expect(receiver.inputs.filter((input) => ZOD.test(input))).toEqual([]);
     // esbuild cannot tree-shake a module reached by require(): that form carries the whole entry
-    // (its ESM build, as checked above) and esbuild's interop helpers.
-    expect(receiver.initial).toBeLessThanOrEqual(bundler === 'esbuild' && form === 'require' ? BUDGET.constructEvent + 512 : BUDGET.constructEvent);
+    // (its ESM build, as checked above; the receiver kit of issue 24 included) and esbuild's
+    // interop helpers, so it is held to the whole entry's budget (docs/decisions.md).
+    expect(receiver.initial).toBeLessThanOrEqual(bundler === 'esbuild' && form === 'require' ? BUDGET.webhooksAll : BUDGET.constructEvent);
   });
 
   if (sources.includes('modelsAll')) {
@@ -151,6 +155,7 @@ const NODE_RESOLUTION: Record<string, [string, string]> = {
   'pix-usdt/pix': ['dist/pix.js', 'dist/pix.cjs'],
   'pix-usdt/pix/testing': ['dist/pix-testing.js', 'dist/pix-testing.cjs'],
   'pix-usdt/parity': ['dist/parity.js', 'dist/parity.cjs'],
+  'pix-usdt/testing': ['dist/testing.js', 'dist/testing.cjs'],
 };
 
 // What a partner's browser app ships: the client with its errors, or the webhook helpers.
