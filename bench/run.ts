@@ -1,5 +1,5 @@
 // `npm run bench`: runs every bench module's `run()`, each in a fresh process (client, cold start, webhooks on Node and in Chromium,
-// the browser bundles, sandbox, scale, persistence, the storage soak, neighbours, the noisy neighbour, the sandbox's lifetime, test sandboxes; `--only big-tenant` for the 600 MB tenant), then writes each figure beside its target and a verdict into
+// the browser bundles, sandbox, scale, memory, persistence, the storage soak, neighbours, the noisy neighbour, the sandbox's lifetime, test sandboxes; `--only big-tenant` for the 600 MB tenant), then writes each figure beside its target and a verdict into
 // docs/performance.md, between the markers below (and prints the same Markdown block).
 // A missing or failing module is reported and the others still run.
 //
@@ -11,6 +11,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { BundleBench as BundleResult } from './bundle.js';
 import { BARE_FETCH, IN_PROCESS, LOOPBACK } from './sandbox.js';
+import type { MemoryFigures } from './memory.js';
 
 const START = '<!-- bench:start -->';
 const END = '<!-- bench:end -->';
@@ -346,6 +347,53 @@ const READERS: Record<string, Reader> = {
       { area: 'Testing kit', figure: 'real timers left running after the suite', measured: String(r.timersAfter - r.timersBefore), target: '0', verdict: verdict(r.timersAfter <= r.timersBefore) },
     ];
   },
+  memory(result) {
+    const r = result as MemoryFigures;
+    const kb = (bytes: number): string => `${fmt(bytes / 1024, 2)} kB`;
+    const rows: Row[] = [
+      {
+        area: 'Memory',
+        figure: `live heap per onramp lifecycle after a full GC, ${r.lifecycles.toLocaleString('en')} lifecycles over ${r.tenants} tenants, all within the idempotency window${r.gc ? '' : ' (no --expose-gc: rough)'}`,
+        measured: kb(r.bytesPerLifecycle),
+        target: '<= 6.00 kB',
+        verdict: r.gc ? verdict(r.bytesPerLifecycle <= 6 * 1024) : 'n/a',
+      },
+      ...r.kinds.map((k) => ({ area: 'Memory', figure: `of which ${k.kind} (${k.count.toLocaleString('en')} kept)`, measured: `${Math.round(k.bytesPerLifecycle)} B`, target: '', verdict: 'info' as const })),
+      { area: 'Memory', figure: 'of which everything else (interned strings, memos)', measured: `${Math.round(r.restPerLifecycle)} B`, target: '', verdict: 'info' },
+      {
+        area: 'Memory',
+        figure: `webhook deliveries to one endpoint subscribed to every event, per lifecycle (${r.deliveries.lifecycles.toLocaleString('en')} lifecycles, one tenant)`,
+        measured: `${Math.round(r.deliveries.bytesPerLifecycle)} B`,
+        target: '',
+        verdict: 'info',
+      },
+    ];
+    for (const g of r.growth) {
+      rows.push({ area: 'Growth', figure: `heap per conversion at ${g.conversions.toLocaleString('en')} conversions (one tenant, every lifecycle record kept)`, measured: kb(g.bytesPerConversion), target: '', verdict: 'info' });
+      if (g.afterWindow !== undefined) {
+        rows.push({ area: 'Growth', figure: `the same 25 hours later, the idempotency records expired`, measured: kb(g.afterWindow), target: '', verdict: 'info' });
+      }
+    }
+    const first = r.growth[0];
+    const last = r.growth[r.growth.length - 1];
+    if (first && last && last !== first) {
+      for (const [name, pick] of [
+        ['GET /v1/conversions/{id}', (g: MemoryFigures['growth'][number]['reference']) => g.get],
+        ['GET /v1/conversions?limit=50', (g: MemoryFigures['growth'][number]['reference']) => g.list],
+        ['GET /v1/conversions?user_id=...', (g: MemoryFigures['growth'][number]['reference']) => g.listByUser],
+      ] as const) {
+        const ratio = us(pick(last)) / us(pick(last.reference));
+        rows.push({
+          area: 'Growth',
+          figure: `${name} at ${last.conversions.toLocaleString('en')} / at ${first.conversions.toLocaleString('en')} conversions, side by side (${fmt(us(pick(last)), 0)} us vs ${fmt(us(pick(last.reference)), 0)} us)`,
+          measured: `x${fmt(ratio, 2)}`,
+          target: '<= x1.50',
+          verdict: verdict(ratio <= 1.5),
+        });
+      }
+    }
+    return rows;
+  },
   scale(result) {
     const r = result as { count: number; bytesPerConversion: number | null; lists: Array<{ filter: string; small: Fig; large: Fig; ratio: number }> };
     const rows: Row[] = [
@@ -410,7 +458,7 @@ const READERS: Record<string, Reader> = {
   },
 };
 
-const MODULES = ['client', 'cold-start', 'webhooks', 'webhooks-browser', 'bundle', 'sandbox', 'lifecycle', 'scale', 'server', 'persistence', 'soak', 'neighbours', 'noisy-neighbour', 'sandbox-lifetime', 'test-sandboxes', 'durable-object'] as const;
+const MODULES = ['client', 'cold-start', 'webhooks', 'webhooks-browser', 'bundle', 'sandbox', 'lifecycle', 'scale', 'memory', 'server', 'persistence', 'soak', 'neighbours', 'noisy-neighbour', 'sandbox-lifetime', 'test-sandboxes', 'durable-object'] as const;
 // Run only when named with --only: minutes long.
 const ON_REQUEST = ['big-tenant'] as const;
 

@@ -22,7 +22,7 @@ export { DEFAULT_TIMINGS, type LimitsPatch, type PlatformScope, type TimingSetti
 export type { Duration, SandboxClock } from './core/clock.js';
 export type { SandboxEvent, StateChange } from './core/state.js';
 export type * from './inspector/types.js';
-export type { SandboxSnapshot, TenantSnapshot } from './core/snapshot.js';
+export type { IdempotencySnapshot, SandboxSnapshot, TenantSnapshot } from './core/snapshot.js';
 export {
   MAX_TENANT_DOCUMENT_CHARS,
   TENANT_DOCUMENT_FORMAT,

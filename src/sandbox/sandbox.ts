@@ -13,13 +13,14 @@ import { type SandboxSnapshot, type TenantSnapshot, loadSnapshot, snapshotParts,
 import { type TenantDocument, forkTenant, readTenantDocument, tenantDocument } from './core/transfer.js';
 import type { KeyRec, SandboxEvent, TenantState } from './core/state.js';
 import { App } from './http/app.js';
+import { REQUEST_LOG_SIZE } from './http/request-log.js';
 import { SandboxResponse, fastIncoming } from './http/fetch.js';
 import { type Answer, type Incoming, type Middleware, incomingOf } from './http/call.js';
 import type { SandboxPlugin } from './http/plugin.js';
 import { CORE_ROUTES, type RouteDef } from './http/routes/index.js';
 import { type SandboxFaults, faultsPlugin } from './plugins/faults/index.js';
 import { NETWORK_FAULT_HEADER, faultPlanOf } from './plugins/faults/marker.js';
-import { type SandboxWebhooks, type WebhookRecords, webhooksPlugin } from './plugins/webhooks/index.js';
+import { DELIVERY_LOG_SIZE, type SandboxWebhooks, type WebhookRecords, webhooksPlugin } from './plugins/webhooks/index.js';
 import type { Sandbox, SandboxClientOptions, SandboxEvents, SandboxOptions, SandboxTenant, SandboxTenantSettings } from './types.js';
 import { INSPECTOR_BASE, inspectorHandler } from './inspector/handler.js';
 import { SandboxClosedError, closedFetch, guardFaults, guardWebhooks } from './closing.js';
@@ -40,6 +41,12 @@ function seconds(value: number | undefined, fallback: number, name: string): num
   const s = value ?? fallback;
   if (!Number.isFinite(s) || s <= 0) throw new RangeError(`${name} must be a positive number of seconds.`);
   return s * 1000;
+}
+
+function count(value: number | undefined, fallback: number, name: string): number {
+  const n = value ?? fallback;
+  if (!Number.isInteger(n) || n < 1) throw new RangeError(`${name} must be a positive whole number.`);
+  return n;
 }
 
 /** The sandbox's default settings from its options, validated as the routes validate a tenant's (core/settings.ts). */
@@ -85,7 +92,7 @@ export function build(options: SandboxOptions): Parts {
       start: options.now === undefined ? null : toMs(options.now),
       seed: options.seed,
       idempotencyTtlMs: seconds(options.idempotencyTtlSeconds, 86_400, 'idempotencyTtlSeconds'),
-      eventLogSize: Math.max(1, options.eventLogSize ?? 10_000),
+      eventLogSize: count(options.eventLogSize, 10_000, 'eventLogSize'),
       quoteRateLimit: Math.max(0, options.quoteRateLimit ?? 60),
     },
     defaultsOf(options),
@@ -93,11 +100,16 @@ export function build(options: SandboxOptions): Parts {
   const { tenant, key } = platform.createTenant();
   platform.defaultTenantId = tenant.id;
   platform.defaultKeyId = key.id;
-  const webhooks = webhooksPlugin(platform, options.webhookTransport, options.webhooks);
+  const webhooks = webhooksPlugin(platform, options.webhookTransport, options.webhooks, count(options.deliveryLogSize, DELIVERY_LOG_SIZE, 'deliveryLogSize'));
   const faults = faultsPlugin(platform.random);
   const plugins = [webhooks, faults];
   for (const plugin of plugins) if (plugin.timers) platform.addTimers(plugin.timers);
-  const app = new App(platform, { routes: [...CORE_ROUTES, ...plugins.flatMap((p) => p.routes)], stages: plugins.flatMap((p) => p.stages ?? []), faultOf: faultPlanOf });
+  const app = new App(platform, {
+    routes: [...CORE_ROUTES, ...plugins.flatMap((p) => p.routes)],
+    stages: plugins.flatMap((p) => p.stages ?? []),
+    faultOf: faultPlanOf,
+    requestLogSize: count(options.requestLogSize, REQUEST_LOG_SIZE, 'requestLogSize'),
+  });
   return { platform, app, webhooks, faults };
 }
 
@@ -134,6 +146,19 @@ export interface SandboxHooks {
    * the stored code.
    */
   stored?: (parts: StoredParts) => Persistence;
+}
+
+/** The layers behind a sandbox, for benches and structural tests (not exported by `pix-usdt/sandbox`). */
+export interface SandboxInternals extends Parts {
+  /** The inspection, once `sandbox.inspector` was first read (`undefined` until then: nothing watched). */
+  readonly inspection: Inspection | undefined;
+}
+
+const INTERNALS = new WeakMap<Sandbox, SandboxInternals>();
+
+/** The layers behind a sandbox made by `createSandbox` (`undefined` for any other object). */
+export function internalsOf(sandbox: Sandbox): SandboxInternals | undefined {
+  return INTERNALS.get(sandbox);
 }
 
 // Runtimes without explicit resource management (Safari today) have no Symbol.dispose: there,
@@ -203,6 +228,16 @@ export class SandboxImpl implements Sandbox {
       hasRoute: (method: string, path: string) => app.router.match(method, path) !== null,
       ...(persistence === null ? {} : { listing: () => persistence.listing() }),
     };
+    const inspection = (): Inspection | undefined => this.#inspection;
+    INTERNALS.set(this, {
+      platform,
+      app,
+      webhooks,
+      faults,
+      get inspection() {
+        return inspection();
+      },
+    });
   }
 
   /**

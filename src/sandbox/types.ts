@@ -66,8 +66,15 @@ export interface SandboxOptions {
   };
   /** Events kept per tenant by `events()` (default 10,000). */
   eventLogSize?: number;
-  /** How long idempotency records are kept, in seconds (default 86,400). */
+  /** How long idempotency records are kept, in seconds (default 86,400, the reference's 24 hours). */
   idempotencyTtlSeconds?: number;
+  /**
+   * Finished webhook deliveries (with their attempts) kept per tenant, the newest ones; pending
+   * deliveries are always kept (default 10,000). An older delivery answers `webhook_delivery_not_found`.
+   */
+  deliveryLogSize?: number;
+  /** Answered requests kept for `sandbox.inspector` and a server's `logs tail` (default 1,000). */
+  requestLogSize?: number;
   /** Sends webhook deliveries (default: in-process receivers registered with `sandbox.webhooks.listen`). */
   webhookTransport?: WebhookTransport;
   /** Test modes of webhook delivery: duplicates, shuffled order, retry schedule. */

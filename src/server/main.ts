@@ -117,6 +117,7 @@ export async function startServer(options: ServerOptions, log: (line: string) =>
   Object.assign(sandboxOptions, settings);
   if (limitFlags !== undefined) sandboxOptions.limits = limitFlags;
   if (options.sharedPlatformLimits === true) sandboxOptions.limits = { ...sandboxOptions.limits, platformScope: 'shared' };
+  Object.assign(sandboxOptions, options.retention);
   const tls = await tlsMaterial(options);
   // Without --data nothing touches the disk.
   const store: DataStore | null = options.data === undefined ? null : openDataStore(options.data, sandboxOptions, { log });
@@ -129,7 +130,8 @@ export async function startServer(options: ServerOptions, log: (line: string) =>
   // The origin is only known once listening (port 0); the listener reads it then.
   let origin = '';
   let closing: Promise<void> | null = null;
-  const requests = new RequestLog();
+  // The server's log and the sandbox's (the inspector's) keep as many requests.
+  const requests = new RequestLog(options.retention?.requestLogSize);
   // Every answered request: a line on stderr and an entry of the live log (`logs tail`).
   const record = (entry: RequestLogEntry): void => {
     log(formatLog(entry));

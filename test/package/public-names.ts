@@ -346,6 +346,8 @@ export const PUBLIC_NAMES: Readonly<Record<string, readonly string[]>> = {
     'type FaultPlan',
     'type FaultPlanInput',
     'type HeaderReader',
+    // A snapshot's idempotency record: its form since issue 28 (TenantSnapshot.idempotency).
+    'type IdempotencySnapshot',
     'type InspectedApiKey',
     'type InspectedAttempt',
     'type InspectedConversion',

@@ -17,8 +17,22 @@ export interface Observation {
   balances: Map<string, { balance: string; available: string }>;
 }
 
+/** A mutation the client sent with an Idempotency-Key, and the answer it got (replayed at the end of a run). */
+export interface Answered {
+  url: string;
+  init: RequestInit;
+  status: number;
+  text: string;
+  /** The tenant's clock when it was answered (records are kept 24 hours). */
+  at: number;
+}
+
 export interface World {
   sandbox: Sandbox;
+  /** Mutations with a key that were answered (not 5xx or 429), in order, with the time of their answer. */
+  answered: Answered[];
+  /** JSON of every event of the default tenant, as emitted. */
+  emitted: string[];
   client: PixUsdt;
   /** A client of a second tenant of the same sandbox. */
   other: PixUsdt;
@@ -28,11 +42,27 @@ export interface World {
 
 export function createWorld(seed: number): World {
   const sandbox = createSandbox({ seed, now: T0, quoteRateLimit: 0 });
-  const client = new PixUsdt({ apiKey: sandbox.apiKey, fetch: sandbox.fetch, maxRetries: 0, validation: 'strict' });
+  const answered: Answered[] = [];
+  const emitted: string[] = [];
+  sandbox.on('event', (event, tenantId) => {
+    if (tenantId === sandbox.tenantId) emitted.push(JSON.stringify(event));
+  });
+  // The client's calls, with the answers to its keyed mutations kept for the replay check.
+  const recording: typeof sandbox.fetch = async (input, init) => {
+    const response = await sandbox.fetch(input, init);
+    const key = new Headers(init?.headers).get('idempotency-key');
+    if (key !== null && init?.method !== undefined && init.method !== 'GET' && response.status < 500 && response.status !== 429) {
+      answered.push({ url: String(input), init: { ...init, signal: null }, status: response.status, text: await response.clone().text(), at: sandbox.clock.now().getTime() });
+    }
+    return response;
+  };
+  const client = new PixUsdt({ apiKey: sandbox.apiKey, fetch: recording, maxRetries: 0, validation: 'strict' });
   const tenant = sandbox.createTenant();
   const other = new PixUsdt({ apiKey: tenant.apiKey, fetch: sandbox.fetch, maxRetries: 0, validation: 'strict' });
   return {
     sandbox,
+    answered,
+    emitted,
     client,
     other,
     otherTenantId: tenant.tenantId,

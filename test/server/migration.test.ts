@@ -58,9 +58,18 @@ function open(dir: string): DataStore {
   return store;
 }
 
-/** A snapshot's tenants with their maps in one order (usage counters are a map: the database keeps them by key). */
+/**
+ * A snapshot's tenants with their maps in one order (usage counters are a map: the database keeps
+ * them by key). A fingerprint is compared by its first 14 hex digits: the old layout wrote 28, of
+ * which those are the ones a request is checked against (core/snapshot.ts `idempotencyIn`); an
+ * import keeps them.
+ */
 function comparable(snapshot: ReturnType<DataStore['sandbox']['snapshot']>): unknown {
-  return snapshot.tenants.map((t) => ({ ...t, idempotency: [...t.idempotency].sort((a, b) => a.startedAt - b.startedAt), usage: [...t.usage].sort(([a], [b]) => a.localeCompare(b)) }));
+  return snapshot.tenants.map((t) => ({
+    ...t,
+    idempotency: [...t.idempotency].sort((a, b) => a.startedAt - b.startedAt).map((r) => ({ ...r, fingerprint: r.fingerprint.slice(0, 14) })),
+    usage: [...t.usage].sort(([a], [b]) => a.localeCompare(b)),
+  }));
 }
 
 describe('a data folder in the old layout', () => {

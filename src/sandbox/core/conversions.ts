@@ -12,7 +12,8 @@ import { type LimitScope, reserve } from './limits.js';
 import { CONVERSION_MACHINE, type ConversionEffect, type ConversionTrigger, type Transition, step } from './machines.js';
 import { checkAmount, price } from './pricing.js';
 import { ms } from './settings.js';
-import { STANDBY_MS, conversionOut, depositAddress, iso } from './wire.js';
+import { STANDBY_MS, depositAddress, iso } from './wire.js';
+import { CONVERSION } from './versions.js';
 import type { ConversionRec, QuoteRec, TenantState } from './state.js';
 import { getQuote, insertQuote, livePricing, moveQuote } from './quotes.js';
 import { applyTransaction, openTransaction } from './transactions.js';
@@ -154,7 +155,7 @@ export function applyConversion(scope: Scope, conv: ConversionRec, trigger: Conv
       c.updatedAt = scope.at;
     });
   }
-  const event = row.event ? scope.world.record(scope.tenant, row.event, conversionOut(conv), scope.at) : null;
+  const event = row.event ? scope.world.record(scope.tenant, row.event, CONVERSION, conv, scope.at) : null;
   // A move nobody watches is not built (issue 22: idle observers cost nothing).
   if (scope.world.watchingMoves) scope.world.changed(scope.tenant, { id: conv.id, from, to: row.to, trigger, eventId: event?.id ?? null, eventType: event?.type ?? null, at: iso(scope.at) });
 }

@@ -9,6 +9,7 @@
 import Big from 'big.js';
 import type { TransactionLimitReason } from '../../models/errors.js';
 import { ApiError } from './errors.js';
+import { flat } from './random.js';
 
 /** A daily and a monthly ceiling in BRL (decimal strings). */
 export interface LimitPair {
@@ -124,7 +125,8 @@ export function reserve(scope: LimitScope, current: Reservation, amount: string,
   changes.forEach(({ row }, i) => {
     const value = values[i] as Big;
     if (value.lte(0)) row.usage.delete(row.key);
-    else row.usage.set(row.key, value.toFixed(2));
+    // A new bucket keeps its key for as long as the usage lasts: one flat string, not the template's pieces.
+    else row.usage.set(row.usage.has(row.key) ? row.key : flat(row.key), value.toFixed(2));
   });
   return { reservedBrl: next.toFixed(2), reservedAt: at };
 }

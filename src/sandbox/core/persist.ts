@@ -6,7 +6,8 @@
  *   and events left in storage) restored as any snapshot is; its two logs are then the stored
  *   ones below, which keep in memory only what is not written yet.
  * - Capture: what changed since the last capture, as rows: the records `insert`ed, `update`d or
- *   changed after a read by id (core/collection.ts tracks them), the usage counters set, the new
+ *   changed after a read by id (core/collection.ts tracks them), those a retention rule removed
+ *   (deleted), the usage counters set, the new
  *   idempotency records and events, the keys, and the tenant's own row when its small parts
  *   changed. A read, or an idempotent replay, changes none of them: it writes nothing.
  *
@@ -16,9 +17,10 @@
  */
 import type { EventRow, IdempotencyRow, RecordRow, SandboxStorage, TenantChanges, TenantRows, UsageRow } from '../storage/port.js';
 import type { Stored } from './collection.js';
-import type { EventLog, IdempotencyRec, IdempotencyStore, SandboxEvent } from './logs.js';
+import { RestoredEvent } from './event-log.js';
+import type { EventLog, IdempotencyRec, IdempotencyStore, LoggedEvent, SandboxEvent } from './logs.js';
 import type { Platform } from './platform.js';
-import { type TenantSnapshot, restoreTenant } from './snapshot.js';
+import { type IdempotencySnapshot, type TenantSnapshot, idempotencyIn, idempotencyOut, restoreTenant } from './snapshot.js';
 import type { KeyRec, TenantState } from './state.js';
 import type { OwnSettings } from './settings.js';
 
@@ -29,6 +31,7 @@ export interface TrackedRecords {
   all(): readonly Stored[];
   startTracking(): void;
   takeChanges(): Array<[record: Stored, json: string | null]>;
+  takeRemoved(): number[];
 }
 
 /** Where one kind of record lives: its collection in a tenant, and its place in a snapshot. */
@@ -138,7 +141,7 @@ export class StoredIdempotency implements IdempotencyStore {
     const live = this.#live.get(key);
     if (live !== undefined) return live;
     const row = this.storage.idempotency(this.tenantId, key, this.cutoff());
-    return row === null ? undefined : (JSON.parse(row.data) as IdempotencyRec);
+    return row === null ? undefined : idempotencyIn(JSON.parse(row.data) as IdempotencySnapshot);
   }
 
   set(key: string, record: IdempotencyRec): void {
@@ -155,13 +158,13 @@ export class StoredIdempotency implements IdempotencyStore {
 
   answered(): IdempotencyRec[] {
     const out = new Map<string, IdempotencyRec>();
-    for (const row of this.storage.idempotencyAll(this.tenantId, this.cutoff())) out.set(row.key, JSON.parse(row.data) as IdempotencyRec);
-    for (const [key, rec] of this.#live) if (!rec.running) out.set(key, rec);
+    for (const row of this.storage.idempotencyAll(this.tenantId, this.cutoff())) out.set(row.key, idempotencyIn(JSON.parse(row.data) as IdempotencySnapshot));
+    for (const [key, rec] of this.#live) if (rec.status !== 0) out.set(key, rec);
     return [...out.values()].sort((a, b) => a.startedAt - b.startedAt);
   }
 
   get running(): boolean {
-    for (const rec of this.#live.values()) if (rec.running) return true;
+    for (const rec of this.#live.values()) if (rec.status === 0) return true;
     return false;
   }
 
@@ -169,9 +172,10 @@ export class StoredIdempotency implements IdempotencyStore {
   take(): IdempotencyRow[] {
     const rows: IdempotencyRow[] = [];
     for (const rec of this.#live.values()) {
-      if (rec.running || this.#taken.has(rec)) continue;
+      if (rec.status === 0 || this.#taken.has(rec)) continue;
       this.#taken.add(rec);
-      rows.push({ key: rec.key, startedAt: rec.startedAt, data: JSON.stringify(rec) });
+      // A row holds the full form (a snapshot's): the compact one's body is a version of a live record.
+      rows.push({ key: rec.key, startedAt: rec.startedAt, data: JSON.stringify(idempotencyOut(rec)) });
     }
     return rows;
   }
@@ -193,7 +197,7 @@ export class StoredIdempotency implements IdempotencyStore {
 /** The event log of a stored tenant: events not written yet in memory, the rest read from storage. */
 export class StoredEventLog implements EventLog {
   // Events not written yet, with their seq; `#taken` of them are taken for a write.
-  #pending: Array<[number, SandboxEvent]> = [];
+  #pending: Array<[number, LoggedEvent]> = [];
   #taken = 0;
   #trimmedTo: number;
 
@@ -207,20 +211,20 @@ export class StoredEventLog implements EventLog {
     this.#trimmedTo = seq;
   }
 
-  add(event: SandboxEvent): void {
+  add(event: LoggedEvent): void {
     this.#pending.push([++this.seq, event]);
   }
 
-  recent(limit: number): SandboxEvent[] {
+  recent(limit: number): LoggedEvent[] {
     const pending = this.#pending.map(([, e]) => e);
     if (pending.length >= limit) return pending.slice(pending.length - limit);
-    const stored = this.storage.events(this.tenantId, limit - pending.length).map((r) => JSON.parse(r.data) as SandboxEvent);
+    const stored: LoggedEvent[] = this.storage.events(this.tenantId, limit - pending.length).map((r) => new RestoredEvent(JSON.parse(r.data) as SandboxEvent));
     return stored.concat(pending);
   }
 
   /** Takes the events not taken yet (they stay readable here until {@link written}). */
   take(): EventRow[] {
-    const rows = this.#pending.slice(this.#taken).map(([seq, e]) => ({ seq, data: JSON.stringify(e) }));
+    const rows = this.#pending.slice(this.#taken).map(([seq, e]) => ({ seq, data: JSON.stringify(e.envelope()) }));
     this.#taken = this.#pending.length;
     return rows;
   }
@@ -318,6 +322,7 @@ export class TenantCodec {
     const changes: TenantChanges = { id: tenant.id };
     let any = false;
     const records: RecordRow[] = [];
+    const removed: Array<{ kind: string; seq: number }> = [];
     const counts: Record<string, number> = {};
     for (const [name, kind] of Object.entries(this.kinds)) {
       const collection = kind.collection(tenant);
@@ -330,8 +335,10 @@ export class TenantCodec {
         continue;
       }
       for (const [r, json] of collection.takeChanges()) records.push({ kind: name, seq: r.seq, id: r.id, data: json ?? JSON.stringify(r) });
+      for (const seq of collection.takeRemoved()) removed.push({ kind: name, seq });
     }
     if (records.length > 0) changes.records = records;
+    if (removed.length > 0) changes.removed = removed;
     const usage = tenant.usage;
     if (usage.changed === null) {
       usage.changed = new Set();
@@ -368,7 +375,7 @@ export class TenantCodec {
       written.state = state;
       written.wakeAt = wakeAt;
     }
-    any = changes.records !== undefined || changes.usage !== undefined || changes.keys !== undefined || changes.idempotency !== undefined || changes.events !== undefined || changes.tenant !== undefined;
+    any = changes.records !== undefined || changes.removed !== undefined || changes.usage !== undefined || changes.keys !== undefined || changes.idempotency !== undefined || changes.events !== undefined || changes.tenant !== undefined;
     if (!any) return null;
     // Housekeeping rides along with a write, never alone: a read or a replay still writes nothing.
     const expiry = idempotency.takeExpiry();
@@ -388,7 +395,7 @@ export class TenantCodec {
   export(rows: TenantRows): TenantSnapshot {
     const snapshot = snapshotOfRows(rows, this.kinds);
     const now = Date.parse(snapshot.now);
-    snapshot.idempotency = this.storage.idempotencyAll(rows.tenant.id, now - this.platform.settings.idempotencyTtlMs).map((r) => JSON.parse(r.data) as IdempotencyRec);
+    snapshot.idempotency = this.storage.idempotencyAll(rows.tenant.id, now - this.platform.settings.idempotencyTtlMs).map((r) => JSON.parse(r.data) as IdempotencySnapshot);
     snapshot.events = this.storage.events(rows.tenant.id, this.platform.settings.eventLogSize).map((r) => JSON.parse(r.data) as SandboxEvent);
     return snapshot;
   }

@@ -13,9 +13,11 @@ import { type Capability, defaultCapabilities } from './capabilities.js';
 import { Clock, type Timer } from './clock.js';
 import { Usage } from './limits.js';
 import { Random } from './random.js';
+import { PackedEvent } from './event-log.js';
 import { type OwnSettings, type PlatformScope, type SettingsKind, type SettingsScope, type TenantSettings, resolveSettings, withChange } from './settings.js';
-import { type KeyRec, type SandboxEvent, type StateChange, type TenantState, createTenantState } from './state.js';
+import { type KeyRec, type LoggedEvent, type SandboxEvent, type StateChange, type TenantState, createTenantState } from './state.js';
 import { CORE_TIMERS, type TimerTable, fireTimer, rescheduleAll } from './timers.js';
+import { type Stamped, Version, type VersionKind, pack } from './versions.js';
 import { iso } from './wire.js';
 import type { PlatformSettings, World } from './world.js';
 
@@ -73,6 +75,8 @@ export class Platform extends EventEmitter<PlatformEvents> implements World, Set
   readonly #pending = new Map<string, Set<Promise<unknown>>>();
   #closed = false;
   #strings = new Map<string, string>();
+  // The last version taken of each kind: an answer is mostly the version its event just took.
+  readonly #lastVersions = new Map<string, Version>();
   // One real timer for the due timers of every real-time tenant (core/alarm.ts).
   readonly #alarm = new Alarm((tenantId) => {
     const tenant = this.tenants.get(tenantId);
@@ -202,15 +206,21 @@ export class Platform extends EventEmitter<PlatformEvents> implements World, Set
     return key;
   }
 
-  /** Records an event on the tenant's log and emits it. The object is a snapshot taken now. */
-  record(tenant: TenantState, type: EventType, object: object, at: number): SandboxEvent {
+  /**
+   * Records an event on the tenant's log and emits it: its object is the wire form of `record`
+   * now. Listeners get the envelope; the log keeps it compact (core/event-log.ts).
+   */
+  record<R extends Stamped>(tenant: TenantState, type: EventType, kind: VersionKind<R>, record: R, at: number): SandboxEvent {
     const event: SandboxEvent = {
       id: this.random.uuid(),
       type,
       created_at: iso(at),
-      data: { object: object as Record<string, unknown> },
+      data: { object: kind.out(record) as Record<string, unknown> },
     };
-    tenant.events.add(event);
+    // The log keeps a version of the record (in memory, or until written: core/logs.ts), not the envelope.
+    const logged = new PackedEvent(event.id, type, at, this.version(kind, record));
+    tenant.events.add(logged);
+    this.lastLogged = logged;
     try {
       super.emit('event', event, tenant.id);
     } catch (error) {
@@ -218,6 +228,23 @@ export class Platform extends EventEmitter<PlatformEvents> implements World, Set
     }
     return event;
   }
+
+  /**
+   * A version of `record` as it is now (core/versions.ts): the last one taken of its kind again
+   * when it is of the same record and packs the same, so that an event and the answer that
+   * follows it share one.
+   */
+  version<R extends Stamped>(kind: VersionKind<R>, record: R): Version {
+    const packed = pack(kind, record);
+    const last = this.#lastVersions.get(kind.name);
+    if (last !== undefined && last.record === record && last.packed === packed) return last;
+    const version = new Version(kind as unknown as VersionKind<never>, record, packed);
+    this.#lastVersions.set(kind.name, version);
+    return version;
+  }
+
+  /** The log entry of the event being emitted (a listener of `event` may keep it instead of a copy). */
+  lastLogged: LoggedEvent | null = null;
 
   /** Internal observers of conversion moves (the inspector): out of reach of a public `off('transition')`. */
   readonly moves = new Set<(change: StateChange, tenantId: string) => void>();
@@ -236,9 +263,9 @@ export class Platform extends EventEmitter<PlatformEvents> implements World, Set
     }
   }
 
-  /** Recorded events of a tenant, oldest first (the log keeps at least `eventLogSize`). */
+  /** Recorded events of a tenant, oldest first: the latest `eventLogSize`, as emitted. */
   eventsOf(tenant: TenantState): SandboxEvent[] {
-    return tenant.events.recent(this.settings.eventLogSize);
+    return tenant.events.recent(this.settings.eventLogSize).map((e) => e.envelope());
   }
 
   /** Schedules a timer on a tenant's clock; a clock that follows real time is woken when it falls due. */

@@ -29,25 +29,39 @@ function hash53Parts(text: string, seed: number): [number, number] {
 const BYTE_HEX = /* @__PURE__ */ Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 
 /**
- * `hash53(text, seed).toString(16).padStart(14, '0')`, without `Number#toString(16)`, which
- * costs about 1 us for a 53-bit number: 6 hex digits of the high bits, 8 of the low.
+ * The same text as a string of its own, one flat run of characters, for strings that are kept.
+ * V8 keeps a string built by `+` or a template (or by `crypto.randomUUID()`) as a tree of its
+ * pieces, about 32 bytes a node (a UUID built that way costs 490 bytes instead of 64), and a
+ * substring of 13 characters or more (`slice`, a regular expression's group) as a view that keeps
+ * the whole text it was cut from alive (docs/performance.md, "Memory"). A JSON round trip copies
+ * any string exactly, lone surrogates included.
  */
-function hash53Hex(text: string, seed: number): string {
+export function flat(text: string): string {
+  return JSON.parse(JSON.stringify(text)) as string;
+}
+
+// The 14 hex digits of a cyrb53 hash: 6 of the high bits, 8 of the low (`Number#toString(16)`
+// costs about 1 us for a 53-bit number).
+function pushHex53(out: string[], text: string, seed: number): void {
   const [high, low] = hash53Parts(text, seed);
-  return (
-    (BYTE_HEX[high >>> 16] as string) +
-    (BYTE_HEX[(high >>> 8) & 255] as string) +
-    (BYTE_HEX[high & 255] as string) +
-    (BYTE_HEX[low >>> 24] as string) +
-    (BYTE_HEX[(low >>> 16) & 255] as string) +
-    (BYTE_HEX[(low >>> 8) & 255] as string) +
-    (BYTE_HEX[low & 255] as string)
+  pushHex(out, high, low);
+}
+
+function pushHex(out: string[], high: number, low: number): void {
+  out.push(
+    BYTE_HEX[high >>> 16] as string,
+    BYTE_HEX[(high >>> 8) & 255] as string,
+    BYTE_HEX[high & 255] as string,
+    BYTE_HEX[low >>> 24] as string,
+    BYTE_HEX[(low >>> 16) & 255] as string,
+    BYTE_HEX[(low >>> 8) & 255] as string,
+    BYTE_HEX[low & 255] as string,
   );
 }
 
 /**
- * A 106-bit hash as 28 hex digits: `hash53Hex(text, 1) + hash53Hex(text, 2)` (the value snapshots
- * hold as idempotency fingerprints), both in one pass over the text: it hashes every mutation's body.
+ * A 106-bit hash as 28 hex digits (two cyrb53 with seeds 1 and 2, the fingerprints of snapshots
+ * before 0.2), both in one pass over the text, as one flat string.
  */
 export function hashHex(text: string): string {
   let a1 = 0xdeadbeef ^ 1;
@@ -61,31 +75,27 @@ export function hashHex(text: string): string {
     b1 = Math.imul(b1 ^ ch, 2654435761);
     b2 = Math.imul(b2 ^ ch, 1597334677);
   }
-  return hexOf(a1, a2) + hexOf(b1, b2);
+  const out: string[] = [];
+  finish(out, a1, a2);
+  finish(out, b1, b2);
+  return out.join('');
 }
 
-// The finalization of cyrb53 (as hash53Parts) and its 14 hex digits (as hash53Hex).
-function hexOf(h1: number, h2: number): string {
+// The finalization of cyrb53 (as hash53Parts), then its 14 hex digits.
+function finish(out: string[], h1: number, h2: number): void {
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  const high = 2097151 & h2;
-  const low = h1 >>> 0;
-  return (
-    (BYTE_HEX[high >>> 16] as string) +
-    (BYTE_HEX[(high >>> 8) & 255] as string) +
-    (BYTE_HEX[high & 255] as string) +
-    (BYTE_HEX[low >>> 24] as string) +
-    (BYTE_HEX[(low >>> 16) & 255] as string) +
-    (BYTE_HEX[(low >>> 8) & 255] as string) +
-    (BYTE_HEX[low & 255] as string)
-  );
+  pushHex(out, 2097151 & h2, h1 >>> 0);
 }
 
-/** `length` hex digits derived from `text` (deterministic; for addresses and hashes). */
-export function derivedHex(text: string, length: number): string {
-  let out = '';
-  for (let i = 0; out.length < length; i++) out += hash53Hex(text, 97 + i);
-  return out.slice(0, length);
+/** `prefix` then `length` hex digits derived from `text` (deterministic; for addresses and hashes), one flat string. */
+export function derivedHex(text: string, length: number, prefix = ''): string {
+  const out: string[] = [prefix];
+  for (let i = 0; (out.length - 1) * 2 < length; i++) pushHex53(out, text, 97 + i);
+  // Two digits a piece: cut the pieces past `length` (one odd digit at most), then join once.
+  out.length = 1 + Math.ceil(length / 2);
+  if (length % 2 === 1) out[out.length - 1] = (out[out.length - 1] as string).slice(0, 1);
+  return out.join('');
 }
 
 /** The state of the seeded generator, kept in snapshots. */
@@ -150,28 +160,28 @@ export class Random {
     return out;
   }
 
-  /** A UUID v4 (deterministic when seeded). */
+  /** A UUID v4 (deterministic when seeded), one flat string (see {@link flat}). */
   uuid(): string {
-    return this.#s === null ? v4() : v4({ random: this.bytes(16) });
+    // uuid's v4() is `crypto.randomUUID()` where it exists, which builds its string piece by piece.
+    return this.#s === null ? flat(v4()) : v4({ random: this.bytes(16) });
   }
 
-  /** The 32 hex digits of a UUID v4: `uuid()` without its dashes, from the same draw. */
-  uuidHex(): string {
-    if (this.#s === null) return v4().replaceAll('-', '');
+  /** The 32 hex digits of a UUID v4: `uuid()` without its dashes, from the same draw, after `prefix`. */
+  uuidHex(prefix = ''): string {
     const b = this.bytes(16);
     b[6] = ((b[6] as number) & 0x0f) | 0x40;
     b[8] = ((b[8] as number) & 0x3f) | 0x80;
-    let out = '';
-    for (let i = 0; i < 16; i++) out += BYTE_HEX[b[i] as number] as string;
-    return out;
+    const out: string[] = [prefix];
+    for (let i = 0; i < 16; i++) out.push(BYTE_HEX[b[i] as number] as string);
+    return out.join('');
   }
 
   /** `length` base62 characters. */
   base62(length: number): string {
     const bytes = this.bytes(length);
-    let out = '';
+    const out: string[] = [];
     // 62 * 4 = 248: rejection would be exact, but a slight bias is harmless for sandbox secrets.
-    for (let i = 0; i < length; i++) out += BASE62[(bytes[i] as number) % 62];
-    return out;
+    for (let i = 0; i < length; i++) out.push(BASE62[(bytes[i] as number) % 62] as string);
+    return out.join('');
   }
 }

@@ -9,6 +9,7 @@ import { type LimitSettings, Usage } from './limits.js';
 import { MemoryEventLog } from './logs.js';
 import type { PricingSettings } from './pricing.js';
 import type { RandomState } from './random.js';
+import { RestoredEvent } from './event-log.js';
 import { type OwnSettings, ownSettingsOf } from './settings.js';
 import {
   type ConversionRec,
@@ -19,8 +20,61 @@ import {
   type TenantState,
   type TransactionRec,
   type UserRec,
+  bodyText,
   createTenantState,
 } from './state.js';
+
+/**
+ * An idempotency record in a snapshot (the form of format version 1; in memory the record is
+ * kept compact, core/state.ts `IdempotencyRec`).
+ */
+export interface IdempotencySnapshot {
+  /** The Idempotency-Key. */
+  key: string;
+  /** Hex digits of the request's hash (14; snapshots written before 0.2 have 28, of which the first 14 count). */
+  fingerprint: string;
+  /** Always `false`: records still running are left out. */
+  running: boolean;
+  /** Epoch milliseconds on the tenant's clock. */
+  startedAt: number;
+  /** HTTP status of the first answer. */
+  status: number;
+  /** Body of the first answer. */
+  body: string | null;
+  /** Headers of the first answer, `x-request-id` included. */
+  headers: Record<string, string>;
+}
+
+const JSON_ONLY = { 'content-type': 'application/json' };
+
+/** A record as a snapshot holds it. */
+export function idempotencyOut(r: IdempotencyRec): IdempotencySnapshot {
+  return {
+    key: r.key,
+    fingerprint: r.fingerprint.toString(16).padStart(14, '0'),
+    running: r.status === 0,
+    startedAt: r.startedAt,
+    status: r.status,
+    body: bodyText(r.body),
+    headers: { ...(r.headers ?? JSON_ONLY), 'x-request-id': r.requestId },
+  };
+}
+
+/** A record from its snapshot form. */
+export function idempotencyIn(s: IdempotencySnapshot): IdempotencyRec {
+  const { 'x-request-id': requestId = '', ...rest } = s.headers;
+  const names = Object.keys(rest);
+  const usual = names.length === 1 && rest['content-type'] === 'application/json';
+  return {
+    key: s.key,
+    fingerprint: Number.parseInt(s.fingerprint.slice(0, 14), 16),
+    startedAt: s.startedAt,
+    status: s.status,
+    body: s.body,
+    requestId,
+    headers: usual ? null : rest,
+  };
+}
 
 /** One tenant in a snapshot. */
 export interface TenantSnapshot {
@@ -39,7 +93,7 @@ export interface TenantSnapshot {
   /** API keys, secrets included. */
   keys: KeyRec[];
   /** Completed idempotency records (those still running are left out). */
-  idempotency: IdempotencyRec[];
+  idempotency: IdempotencySnapshot[];
   /** `POST /v1/quotes` times per API key id (the quote rate limit's sliding window). */
   rateWindows: Array<[string, number[]]>;
   /** Limit usage of the tenant and its users: bucket key and BRL amount. */
@@ -95,7 +149,7 @@ function tenantPart(platform: Platform, t: TenantState): TenantSnapshot {
     conversions: [...t.conversions.all()],
     transactions: [...t.transactions.all()],
     keys: t.keys,
-    idempotency: t.idempotency.answered(),
+    idempotency: t.idempotency.answered().map(idempotencyOut),
     rateWindows: [...t.rateWindows.entries()],
     usage: [...t.usage.entries()],
     events: platform.eventsOf(t),
@@ -181,10 +235,13 @@ export function restoreTenant(platform: Platform, t: TenantSnapshot, notBefore?:
   for (const x of t.transactions) tenant.transactions.insert({ ...x, reservedBrl: x.reservedBrl ?? '0', reservedAt: x.reservedAt ?? x.createdAt });
   tenant.keys = t.keys;
   for (const k of t.keys) platform.keys.set(k.secret, k);
-  for (const r of [...t.idempotency].sort((a, b) => a.startedAt - b.startedAt)) tenant.idempotency.set(r.key, r);
+  for (const stored of [...t.idempotency].sort((a, b) => a.startedAt - b.startedAt)) {
+    const r = idempotencyIn(stored);
+    tenant.idempotency.set(r.key, r);
+  }
   tenant.rateWindows = new Map(t.rateWindows);
   tenant.usage = new Usage(t.usage);
-  tenant.events = new MemoryEventLog(platform.settings.eventLogSize, t.events);
+  tenant.events = new MemoryEventLog(platform.settings.eventLogSize, t.events.map((e) => new RestoredEvent(e)));
   tenant.extensions = t.extensions;
   platform.tenants.set(t.id, tenant);
   platform.reschedule(tenant);

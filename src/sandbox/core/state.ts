@@ -144,7 +144,7 @@ export interface KeyRec {
   revokedAt: number | null;
 }
 
-export type { IdempotencyRec, SandboxEvent } from './logs.js';
+export { type CompactBody, type IdempotencyRec, type LoggedEvent, type SandboxEvent, bodyText } from './logs.js';
 
 /** The state of one tenant. */
 export interface TenantState {

@@ -9,7 +9,7 @@ import { ApiError, invalid } from './errors.js';
 import { TRANSACTION_MACHINE, type TransactionEffect, type TransactionTrigger, step } from './machines.js';
 import { reserve } from './limits.js';
 import { ms } from './settings.js';
-import { transactionOut } from './wire.js';
+import { TRANSACTION } from './versions.js';
 import type { QuoteRec, TenantState, TransactionRec } from './state.js';
 import { getQuote, moveQuote } from './quotes.js';
 import { moveWallet, userLimitScope } from './users.js';
@@ -51,7 +51,7 @@ export function applyTransaction(scope: Scope, tx: TransactionRec, trigger: Tran
     const user = tenant.users.get(tx.userId);
     if (quote && user) moveWallet(user, new Big(quote.netTargetAmount), at);
   }
-  if (row.event) world.record(tenant, row.event, transactionOut(tx), at);
+  if (row.event) world.record(tenant, row.event, TRANSACTION, tx, at);
 }
 
 /** Opens a transaction in pending_payment for an onramp quote. */

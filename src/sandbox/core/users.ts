@@ -8,8 +8,8 @@ import type { Scope } from './world.js';
 import { ApiError } from './errors.js';
 import type { LimitScope } from './limits.js';
 import { KYC_MACHINE, type KycTrigger, step } from './machines.js';
-import { userOut } from './wire.js';
 import type { TenantState, UserRec } from './state.js';
+import { USER } from './versions.js';
 
 /** KYC approval lasts 365 days. */
 export const KYC_VALIDITY_MS = 365 * 86_400_000;
@@ -55,7 +55,7 @@ export function applyKyc(scope: Scope, user: UserRec, trigger: KycTrigger, rejec
         break;
     }
   });
-  if (row.event) world.record(tenant, row.event, userOut(user), at);
+  if (row.event) world.record(tenant, row.event, USER, user, at);
 }
 
 /** Adds (or, negative, removes) USDT to a user's wallet, floored at zero. */

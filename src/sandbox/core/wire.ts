@@ -7,7 +7,7 @@ import type { ApiKey, Conversion, KycStatusView, Quote, Transaction, User, Walle
 import { buildBrCode } from '../../pix/brcode.js';
 import { maskCpf } from '../../pix/documents.js';
 import { SANDBOX_PIX_EVP } from './pix.js';
-import { derivedHex } from './random.js';
+import { derivedHex, flat } from './random.js';
 import type { ConversionRec, KeyRec, QuoteRec, TransactionRec, UserRec } from './state.js';
 
 // A lifecycle writes the same few instants many times (created, updated, deadlines), in
@@ -46,12 +46,12 @@ function isoOrNull(ms: number | null): string | null {
 
 /** The deposit address issued for an offramp conversion: deterministic per id. */
 export function depositAddress(id: string): string {
-  return derived(id, 'address', () => `0x${derivedHex(`address:${id}`, 40)}`);
+  return derived(id, 'address', () => derivedHex(`address:${id}`, 40, '0x'));
 }
 
 /** A Pix BR Code (EMV "copia e cola") for paying `amount` BRL, deterministic per id. */
 export function pixQrCode(id: string, amount: string): string {
-  return derived(id, `qr:${amount}`, () => brCode(id, amount));
+  return derived(id, `qr:${amount}`, () => flat(brCode(id, amount)));
 }
 
 // Written by pix-usdt/pix (which validates what it writes): a single-use static code to the
@@ -79,11 +79,11 @@ function pixE2eId(id: string, at: number): string {
 function e2eOf(id: string, at: number): string {
   const d = new Date(at);
   const stamp = `${d.getUTCFullYear()}${String(d.getUTCMonth() + 1).padStart(2, '0')}${String(d.getUTCDate()).padStart(2, '0')}${String(d.getUTCHours()).padStart(2, '0')}${String(d.getUTCMinutes()).padStart(2, '0')}`;
-  return `E00000000${stamp}${derivedHex(`e2e:${id}`, 11)}`;
+  return derivedHex(`e2e:${id}`, 11, `E00000000${stamp}`);
 }
 
 function usdtTxHash(id: string): string {
-  return derived(id, 'usdt', () => `0x${derivedHex(`usdt:${id}`, 64)}`);
+  return derived(id, 'usdt', () => derivedHex(`usdt:${id}`, 64, '0x'));
 }
 
 /** A user on the wire. */
@@ -96,7 +96,7 @@ export function userOut(u: UserRec): User {
     date_of_birth: u.dateOfBirth,
     user_type: 'individual',
     document_type: 'cpf',
-    document_masked: maskCpf(u.cpf) as string,
+    document_masked: flat(maskCpf(u.cpf) as string),
     risk_profile: 'conservative',
     kyc_status: u.kycStatus,
     kyc_approved_at: isoOrNull(u.kycApprovedAt),
@@ -121,7 +121,7 @@ export function kycViewOut(u: UserRec): KycStatusView {
       id: s.id,
       user_id: u.id,
       provider: 'sandbox',
-      external_id: `sandbox_${s.id.slice(0, 8)}`,
+      external_id: flat(`sandbox_${s.id.slice(0, 8)}`),
       status: s.status,
       submitted_at: isoOrNull(s.submittedAt),
       result_at: isoOrNull(s.resultAt),

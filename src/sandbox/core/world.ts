@@ -9,6 +9,7 @@ import type { EventType } from '../../models/index.js';
 import type { Usage } from './limits.js';
 import type { Random } from './random.js';
 import type { SandboxEvent, StateChange, TenantState } from './state.js';
+import type { Stamped, Version, VersionKind } from './versions.js';
 
 /** Normalized platform settings. */
 export interface PlatformSettings {
@@ -31,8 +32,10 @@ export interface World {
   readonly platformUsage: Usage;
   /** One shared copy of a short, often repeated string. */
   intern(value: string): string;
-  /** Records an event on the tenant's log and emits it (plugins subscribe). */
-  record(tenant: TenantState, type: EventType, object: object, at: number): SandboxEvent;
+  /** Records an event about `record` (its object: the record's wire form now) on the tenant's log and emits it (plugins subscribe). */
+  record<R extends Stamped>(tenant: TenantState, type: EventType, kind: VersionKind<R>, record: R, at: number): SandboxEvent;
+  /** A compact version of a record as it is now (events and stored answers keep these). */
+  version<R extends Stamped>(kind: VersionKind<R>, record: R): Version;
   /** Tells listeners that a conversion moved on its machine (emitted or not). */
   changed(tenant: TenantState, change: StateChange): void;
   /** Someone listens to moves (an open inspector, a `transition` listener): without one, no move is built. */

@@ -8,7 +8,7 @@ import type { KeyRec, TenantState } from '../core/state.js';
 import { ApiError } from '../core/errors.js';
 import { type Answer, type AppCall, type HeaderReader, type Incoming, type Middleware, type NamedStage, type StageInsert, errorAnswer, incomingOf, toResponse } from './call.js';
 import { STAGES } from './stages.js';
-import { RequestLog } from './request-log.js';
+import { RequestLog, idInBody } from './request-log.js';
 import { TrieRouter } from './router.js';
 import type { RouteDef } from './routes/types.js';
 
@@ -20,6 +20,8 @@ export interface AppParts {
   stages?: readonly StageInsert[];
   /** Which fault plan answered, read from an answer's headers (the faults plugin knows its marks). */
   faultOf?: (headers: Record<string, string>) => string | null;
+  /** Answered requests the log keeps (default 1,000). */
+  requestLogSize?: number;
 }
 
 class RequestCall implements AppCall {
@@ -84,13 +86,14 @@ export class App {
   readonly routes: RouteDef[] = [];
   readonly #stages: NamedStage[] = [...STAGES];
   /** The last answered requests (the inspector and the server's log feed read it). */
-  readonly requests = new RequestLog();
+  readonly requests: RequestLog;
   readonly #faultOf: (headers: Record<string, string>) => string | null;
 
   constructor(
     readonly platform: Platform,
     parts: AppParts,
   ) {
+    this.requests = new RequestLog(parts.requestLogSize);
     for (const route of parts.routes) {
       if (route.sandboxOnly && platform.settings.environment === 'production') continue;
       this.router.add(route.method, route.path, route);
@@ -117,7 +120,7 @@ export class App {
 
   /** Handles one request; the answer carries `x-request-id` (a replay: the first request's). */
   async dispatch(incoming: Incoming): Promise<Answer> {
-    const requestId = `req_${this.platform.random.uuidHex()}`;
+    const requestId = this.platform.random.uuidHex('req_');
     // The log's clock and entry only when someone reads the log (an open inspector).
     const started = this.requests.recording ? performance.now() : 0;
     const call = new RequestCall(this, incoming, requestId);
@@ -153,7 +156,7 @@ export class App {
       fault: this.#faultOf(answer.headers),
       at: call.tenant === null ? Date.now() : call.at,
       params: call.params,
-      body: answer.body,
+      bodyId: idInBody(answer.status, answer.body),
     });
   }
 

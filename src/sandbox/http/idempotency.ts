@@ -8,8 +8,8 @@
  */
 import type { Platform } from '../core/platform.js';
 import { ApiError } from '../core/errors.js';
-import { hashHex } from '../core/random.js';
-import type { TenantState } from '../core/state.js';
+import { flat, hash53 } from '../core/random.js';
+import { type CompactBody, type IdempotencyRec, type TenantState, bodyText } from '../core/state.js';
 import { type Answer, type Stage, errorAnswer } from './call.js';
 import type { RouteDef } from './routes/types.js';
 
@@ -19,6 +19,32 @@ const IN_PROGRESS_MS = 60_000;
 /** Drops the records of a tenant older than the TTL (called at authentication). */
 export function expireIdempotency(platform: Platform, tenant: TenantState, at: number): void {
   tenant.idempotency.expire(at - platform.settings.idempotencyTtlMs);
+}
+
+// Answers whose body is a record's wire form, with the version that rebuilds it (noted by `execute`).
+const COMPACT = new WeakMap<Answer, { body: string | null; compact: CompactBody }>();
+
+/** Notes that `answer`'s body is `compact`'s text: stored, the answer keeps the version, not the text. */
+export function noteCompact(answer: Answer, compact: CompactBody): void {
+  COMPACT.set(answer, { body: answer.body, compact });
+}
+
+/** The headers a replay answers: the first answer's, its `x-request-id`, and `idempotent-replayed: true`. */
+export function replayHeaders(rec: IdempotencyRec): Record<string, string> {
+  return { ...(rec.headers ?? { 'content-type': 'application/json' }), 'x-request-id': rec.requestId, 'idempotent-replayed': 'true' };
+}
+
+// The usual answer headers are not stored (null); others are, without x-request-id (kept apart).
+function storedHeaders(headers: Record<string, string>): Record<string, string> | null {
+  let usual = true;
+  let count = 0;
+  for (const name in headers) {
+    count++;
+    if (name !== 'content-type' || headers[name] !== 'application/json') usual = false;
+  }
+  if (usual && count === 1) return null;
+  const { 'x-request-id': _id, ...rest } = headers;
+  return rest;
 }
 
 /** The stage. */
@@ -36,21 +62,23 @@ export const idempotency: Stage = async (call, next) => {
     throw new ApiError('validation_error', 'The request is invalid.', { issues: [{ path: 'Idempotency-Key', message: 'At most 255 characters' }] });
   }
   const tenant = call.tenant as TenantState;
-  const fingerprint = hashHex(`${call.method} ${call.path}${call.search}\n${call.bodyText}`);
+  const fingerprint = hash53(`${call.method} ${call.path}${call.search}\n${call.bodyText}`, 1);
   const existing = tenant.idempotency.get(key);
   if (existing) {
-    if (existing.running && call.at - existing.startedAt < IN_PROGRESS_MS) {
+    const running = existing.status === 0;
+    if (running && call.at - existing.startedAt < IN_PROGRESS_MS) {
       throw new ApiError('idempotency_key_in_progress', 'A request with this Idempotency-Key is still running.');
     }
-    if (!existing.running) {
+    if (!running) {
       if (existing.fingerprint !== fingerprint) {
         throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used with a different request.');
       }
-      return { status: existing.status, body: existing.body, headers: { ...existing.headers, 'idempotent-replayed': 'true' } };
+      return { status: existing.status, body: bodyText(existing.body), headers: replayHeaders(existing) };
     }
   }
-  const rec = { key, fingerprint, running: true, startedAt: call.at, status: 0, body: null as string | null, headers: {} };
-  tenant.idempotency.set(key, rec);
+  // The key is kept for 24 hours: one flat copy, not the caller's string (which may be a tree of pieces).
+  const rec: IdempotencyRec = { key: flat(key), fingerprint, startedAt: call.at, status: 0, body: null, requestId: call.requestId, headers: null };
+  tenant.idempotency.set(rec.key, rec);
   let answer: Answer;
   try {
     answer = await next();
@@ -59,13 +87,14 @@ export const idempotency: Stage = async (call, next) => {
   }
   if (answer.status >= 500 || answer.status === 429) {
     // Not stored: a retry with the same key must be able to succeed.
-    if (tenant.idempotency.get(key) === rec) tenant.idempotency.delete(key);
+    if (tenant.idempotency.get(rec.key) === rec) tenant.idempotency.delete(rec.key);
   } else {
-    rec.running = false;
     rec.status = answer.status;
-    rec.body = answer.body;
+    // The version when the body is still the one it was noted with (a middleware may have changed it).
+    const noted = COMPACT.get(answer);
+    rec.body = noted !== undefined && noted.body === answer.body ? noted.compact : answer.body;
     // A replay answers as the first request did: its body's `request_id` and its `x-request-id` agree.
-    rec.headers = { ...answer.headers, 'x-request-id': call.requestId };
+    rec.headers = storedHeaders(answer.headers);
   }
   return answer;
 };

@@ -1,8 +1,8 @@
 /**
  * The app's request log: the last answered requests (bounded ring), kept in process so that
  * `sandbox.inspector` and the server's `/_sandbox/logs` feed read the same entries. An entry
- * holds no key, header, query string or request body; the answer body is kept (the string the
- * caller received) only to tell which objects a request touched, parsed on first read.
+ * holds no key, header, query string or body: of the answer it keeps the id of the object it
+ * answered with, so that a log of list answers does not hold their pages.
  * @module
  */
 
@@ -28,31 +28,40 @@ export interface RequestLogEntry {
   at: number;
   /** The route's path parameters (read by {@link objectIdsOf}). */
   params: Record<string, string>;
-  /** The answer body (read by {@link objectIdsOf}; the string the caller received, not a copy). */
-  body: string | null;
+  /** The `id` of the object a successful answer holds (its first field), or `null` (read by {@link objectIdsOf}). */
+  bodyId: string | null;
 }
 
 type Listener = (entry: RequestLogEntry) => void;
 
-const ID_IN_BODY = /^\{"id":"([^"]{1,80})"/;
-const IDS = new WeakMap<RequestLogEntry, string[]>();
+const ID_FIELD = '{"id":"';
 
-/** Ids a request named in its path, then the id of the object it answered with (worked out on first read). */
+/**
+ * The `id` of the object an answer body holds, when it is the body's first field (every wire
+ * object's), as a string of its own (a substring would keep the whole body alive).
+ */
+export function idInBody(status: number, body: string | null): string | null {
+  if (body === null || status >= 300 || !body.startsWith(ID_FIELD)) return null;
+  const end = body.indexOf('"', ID_FIELD.length);
+  if (end <= ID_FIELD.length || end - ID_FIELD.length > 80) return null;
+  const quoted = body.slice(ID_FIELD.length - 1, end + 1);
+  return quoted.includes('\\') ? null : (JSON.parse(quoted) as string);
+}
+
+/** Ids a request named in its path, then the id of the object it answered with. */
 export function objectIdsOf(entry: RequestLogEntry): string[] {
-  let ids = IDS.get(entry);
-  if (ids === undefined) {
-    ids = Object.values(entry.params);
-    const match = entry.body === null || entry.status >= 300 ? null : ID_IN_BODY.exec(entry.body);
-    if (match?.[1] !== undefined && !ids.includes(match[1])) ids.push(match[1]);
-    IDS.set(entry, ids);
-  }
+  const ids = Object.values(entry.params);
+  if (entry.bodyId !== null && !ids.includes(entry.bodyId)) ids.push(entry.bodyId);
   return ids;
 }
+
+/** Answered requests kept by default (`requestLogSize`). */
+export const REQUEST_LOG_SIZE = 1000;
 
 /**
  * A bounded request log with listeners. Closed until someone reads it (the inspector opens it on
  * first use): a closed log records nothing, and the app does not even build the entry (issue 22).
- * Open, recording costs a push: nothing is parsed until read.
+ * Open, recording costs a push; it keeps the latest `capacity` entries (trimmed in batches).
  */
 export class RequestLog {
   readonly #entries: RequestLogEntry[] = [];
@@ -60,7 +69,7 @@ export class RequestLog {
   readonly capacity: number;
   #open = false;
 
-  constructor(capacity = 1000) {
+  constructor(capacity = REQUEST_LOG_SIZE) {
     this.capacity = capacity;
   }
 
@@ -87,6 +96,16 @@ export class RequestLog {
         // A listener (a closed stream) must not fail a request.
       }
     }
+  }
+
+  /** How many entries are held (up to twice `capacity` between two trims). */
+  get size(): number {
+    return this.#entries.length;
+  }
+
+  /** Drops every entry. */
+  clear(): void {
+    this.#entries.length = 0;
   }
 
   /** The entries kept (at most `capacity`), oldest first. */

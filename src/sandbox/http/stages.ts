@@ -10,7 +10,7 @@ import { parseRequest } from '../../models/index.js';
 import { ApiError } from '../core/errors.js';
 import type { KeyRec, TenantState } from '../core/state.js';
 import type { Answer, AppCall, Check, NamedStage, Stage } from './call.js';
-import { expireIdempotency, idempotency } from './idempotency.js';
+import { expireIdempotency, idempotency, noteCompact } from './idempotency.js';
 import { parseJsonBody } from './json-body.js';
 import type { Reply, RouteDef } from './routes/types.js';
 
@@ -132,7 +132,10 @@ const validateInput: Check = (call) => {
 
 function answerOf(reply: Reply): Answer {
   if (reply.status === 204) return { status: 204, body: null, headers: {} };
-  return { status: reply.status, body: JSON.stringify(reply.body), headers: { 'content-type': 'application/json' } };
+  const answer: Answer = { status: reply.status, body: JSON.stringify(reply.body), headers: { 'content-type': 'application/json' } };
+  // A record's answer: the idempotency stage keeps its version, not the text (core/versions.ts).
+  if (reply.compact !== undefined) noteCompact(answer, reply.compact);
+  return answer;
 }
 
 // Not an async function: a handler that answers at once (most do) costs no extra turn.

@@ -7,7 +7,7 @@
 import type { Platform } from '../core/platform.js';
 import { CONVERSION_MACHINE } from '../core/machines.js';
 import { changedFields, limitsOut, priceOut, timingsOut } from '../core/settings.js';
-import type { SandboxEvent, StateChange, TenantState } from '../core/state.js';
+import type { ConversionRec, LoggedEvent, SandboxEvent, StateChange, TenantState } from '../core/state.js';
 import { conversionOut, iso, quoteOut, transactionOut, userOut } from '../core/wire.js';
 import { type RequestLog, type RequestLogEntry, objectIdsOf } from '../http/request-log.js';
 import type { WebhookRecords } from '../plugins/webhooks/index.js';
@@ -72,11 +72,25 @@ function newest<T>(items: readonly T[]): T[] {
   return items.slice(-LIST_MAX).reverse();
 }
 
+/** A conversion's move as the inspection keeps it (a `StateChange` without the conversion id, its time as a number). */
+interface Move {
+  from: string | null;
+  to: string;
+  trigger: string;
+  eventId: string | null;
+  eventType: string | null;
+  at: number;
+}
+
 /** The inspection API; keeps each conversion's moves (seen live) for its path. */
 export class Inspection implements Omit<SandboxInspection, 'onRequest'> {
   readonly #parts: InspectionParts;
-  /** Moves per tenant and conversion, as they happened (not in snapshots: a restore falls back to the event log). */
-  readonly #history = new Map<string, StateChange[]>();
+  /**
+   * Moves of the latest 10,000 conversions that moved, keyed by their record (not in snapshots:
+   * a restore falls back to the event log). Each move holds strings the conversion and its event
+   * already hold; its time is a number.
+   */
+  readonly #history = new Map<ConversionRec, Move[]>();
 
   /** Opens the request log and starts watching moves: built on the inspector's first use (sandbox.ts). */
   constructor(parts: InspectionParts) {
@@ -86,13 +100,19 @@ export class Inspection implements Omit<SandboxInspection, 'onRequest'> {
   }
 
   #observe(change: StateChange, tenantId: string): void {
-    const key = `${tenantId}|${change.id}`;
-    let list = this.#history.get(key);
+    const rec = this.#parts.platform.tenants.get(tenantId)?.conversions.get(change.id);
+    if (rec === undefined) return;
+    let list = this.#history.get(rec);
     if (!list) {
-      if (this.#history.size >= HISTORY_MAX) this.#history.delete(this.#history.keys().next().value as string);
-      this.#history.set(key, (list = []));
+      if (this.#history.size >= HISTORY_MAX) this.#history.delete(this.#history.keys().next().value as ConversionRec);
+      this.#history.set(rec, (list = []));
     }
-    list.push(change);
+    list.push({ from: change.from, to: change.to, trigger: change.trigger, eventId: change.eventId, eventType: change.eventType, at: Date.parse(change.at) });
+  }
+
+  /** How many conversions have their moves kept (at most 10,000). */
+  get historySize(): number {
+    return this.#history.size;
   }
 
   /** Drops the moves seen so far (the state was reset or restored: pages fall back to the event log). */
@@ -104,6 +124,11 @@ export class Inspection implements Omit<SandboxInspection, 'onRequest'> {
     const tenant = this.#parts.platform.tenant(id);
     if (!tenant) throw new RangeError(`No tenant ${id} in this sandbox.`);
     return tenant;
+  }
+
+  // The tenant's log as kept (compact entries: an envelope is built only for what is shown).
+  #log(t: TenantState): LoggedEvent[] {
+    return t.events.recent(this.#parts.platform.settings.eventLogSize);
   }
 
   #ordered(): TenantState[] {
@@ -183,7 +208,7 @@ export class Inspection implements Omit<SandboxInspection, 'onRequest'> {
         status: d.status,
         attempts: d.attempts.map((a) => ({ at: iso(a.at), status: a.status, latency_ms: a.latencyMs, error: a.error })),
         next_attempt_at: d.nextAttemptAt === null ? null : iso(d.nextAttemptAt),
-        payload: d.payload,
+        payload: String(d.payload),
       }));
   }
 
@@ -191,9 +216,11 @@ export class Inspection implements Omit<SandboxInspection, 'onRequest'> {
     const t = this.#tenant(tenantId);
     const rec = t.conversions.get(id);
     if (!rec) return null;
-    const events = this.#parts.platform.eventsOf(t).filter((e) => (e.data.object as { id?: unknown }).id === id);
+    const events = this.#log(t)
+      .filter((e) => e.objectId === id)
+      .map((e) => e.envelope());
     const byId = new Map(events.map((e) => [e.id, e]));
-    const moves = this.#history.get(`${tenantId}|${id}`);
+    const moves = this.#history.get(rec);
     let timeline: InspectedStep[];
     let source: InspectedConversion['path_source'];
     if (moves !== undefined && moves[0]?.from === null) {
@@ -202,7 +229,7 @@ export class Inspection implements Omit<SandboxInspection, 'onRequest'> {
         from: m.from,
         to: m.to,
         trigger: m.trigger,
-        at: m.at,
+        at: iso(m.at),
         event: m.eventId === null ? null : { id: m.eventId, type: m.eventType ?? byId.get(m.eventId)?.type ?? '' },
         deliveries: m.eventId === null ? [] : this.#deliveriesOf(t, m.eventId),
       }));
@@ -264,17 +291,16 @@ export class Inspection implements Omit<SandboxInspection, 'onRequest'> {
         if (wire.pix_tx_id === q) out.push({ kind: 'conversion', tenant_id: t.id, id: c.id, conversion_id: c.id, field: 'pix_tx_id' });
         if (c.liquidationQuoteId === q) out.push({ kind: 'conversion', tenant_id: t.id, id: c.id, conversion_id: c.id, field: 'liquidation_quote_id' });
       }
-      const log = this.#parts.platform.eventsOf(t);
+      const log = this.#log(t);
       const event = log.find((e) => e.id === q);
       if (event) {
-        const objectId = (event.data.object as { id?: unknown }).id;
-        out.push({ kind: 'event', tenant_id: t.id, id: q, conversion_id: typeof objectId === 'string' && t.conversions.get(objectId) ? objectId : null, field: 'id' });
+        const objectId = event.objectId;
+        out.push({ kind: 'event', tenant_id: t.id, id: q, conversion_id: t.conversions.get(objectId) ? objectId : null, field: 'id' });
       }
       const delivery = this.#parts.webhooks.delivery(t, q);
       if (delivery) {
-        const ev = log.find((e) => e.id === delivery.eventId);
-        const objectId = (ev?.data.object as { id?: unknown } | undefined)?.id;
-        out.push({ kind: 'delivery', tenant_id: t.id, id: q, conversion_id: typeof objectId === 'string' && t.conversions.get(objectId) ? objectId : null, field: 'id' });
+        const objectId = log.find((e) => e.id === delivery.eventId)?.objectId;
+        out.push({ kind: 'delivery', tenant_id: t.id, id: q, conversion_id: objectId !== undefined && t.conversions.get(objectId) ? objectId : null, field: 'id' });
       }
     }
     for (const r of this.#parts.requests.recent()) {

@@ -88,6 +88,8 @@ export interface TenantChanges {
   keys?: KeyRow[];
   /** Records written whole (insert or replace by kind and `seq`). */
   records?: RecordRow[];
+  /** Records deleted by kind and `seq` (a retention rule dropped them: old webhook deliveries). */
+  removed?: Array<{ kind: string; seq: number }>;
   usage?: UsageRow[];
   idempotency?: IdempotencyRow[];
   /** Deletes the idempotency records started at or before this instant (expired). */

@@ -80,6 +80,7 @@ const SQL = {
   putTenant: 'INSERT INTO tenants (id, created, state, wake_at) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET state = excluded.state, wake_at = excluded.wake_at',
   putKey: 'INSERT INTO api_keys (secret, tenant, id, data) VALUES (?, ?, ?, ?) ON CONFLICT (secret) DO UPDATE SET data = excluded.data',
   putRecord: 'INSERT INTO records (tenant, kind, seq, id, data) VALUES (?, ?, ?, ?, ?) ON CONFLICT (tenant, kind, seq) DO UPDATE SET id = excluded.id, data = excluded.data',
+  dropRecord: 'DELETE FROM records WHERE tenant = ? AND kind = ? AND seq = ?',
   putUsage: 'INSERT INTO usage (tenant, bucket, amount) VALUES (?, ?, ?) ON CONFLICT (tenant, bucket) DO UPDATE SET amount = excluded.amount',
   dropUsage: 'DELETE FROM usage WHERE tenant = ? AND bucket = ?',
   putIdempotency:
@@ -162,6 +163,7 @@ export class SqlStorage implements SandboxStorage {
         const id = t.id;
         if (t.tenant) db.run(SQL.putTenant, [id, t.tenant.created, t.tenant.state, t.tenant.wakeAt]);
         for (const k of t.keys ?? []) db.run(SQL.putKey, [k.secret, id, k.id, k.data]);
+        for (const r of t.removed ?? []) db.run(SQL.dropRecord, [id, r.kind, r.seq]);
         for (const r of t.records ?? []) db.run(SQL.putRecord, [id, r.kind, r.seq, r.id, r.data]);
         for (const u of t.usage ?? []) {
           if (u.amount === null) db.run(SQL.dropUsage, [id, u.bucket]);

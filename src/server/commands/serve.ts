@@ -6,6 +6,7 @@ import { type Command, Option } from 'commander';
 import { parseCorsOrigin } from '../cors.js';
 import { parseAllowEntry } from '../destinations.js';
 import { type SandboxSettingFlags, SETTING_FLAGS, parseSettingFlags } from '../settings.js';
+import { RETENTION_FLAGS, type RetentionFlags, parseRetentionFlags } from '../retention.js';
 import { DEFAULT_HOST, DEFAULT_PORT, UsageError, isLoopback, parseHost, parsePort, parseSeed } from '../usage.js';
 import type { CommandSpec } from './spec.js';
 import { prose } from '../help.js';
@@ -30,6 +31,8 @@ export interface ServeOptions {
   data?: string | undefined;
   /** The price feed, limits and timings of `--price`, `--quote-ttl`, `--limit`... (../settings.ts). */
   settings?: SandboxSettingFlags;
+  /** What is kept besides the records: `--event-log-size`, `--request-log-size`... (../retention.ts). */
+  retention?: RetentionFlags;
 }
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
@@ -62,6 +65,19 @@ function settingFlags(values: Record<string, unknown>): SandboxSettingFlags {
   }
 }
 
+function retentionFlags(values: Record<string, unknown>): RetentionFlags {
+  try {
+    return parseRetentionFlags({
+      eventLogSize: values['eventLogSize'] as string | undefined,
+      deliveryLogSize: values['deliveryLogSize'] as string | undefined,
+      requestLogSize: values['requestLogSize'] as string | undefined,
+      idempotencyTtl: values['idempotencyTtl'] as string | undefined,
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
 function parseCors(origins: string[]): string[] {
   return origins.map((origin) => {
     try {
@@ -80,7 +96,7 @@ function parseData(raw: string | undefined): string | undefined {
 
 export const serve: CommandSpec<'serve', ServeOptions> = {
   kind: 'serve',
-  synopsis: 'serve [--port N] [--host HOST] [--https [--cert FILE --key FILE]] [--seed N] [--environment ENV] [--insecure-webhooks] [--webhook-allow CIDR|HOST] [--cors-origin ORIGIN] [--shared-platform-limits] [--data DIR] [--price BRL] [--quote-ttl S] [--deposit-window S] [--settlement-delay S] [--limit LEVEL.PERIOD=BRL]',
+  synopsis: 'serve [--port N] [--host HOST] [--https [--cert FILE --key FILE]] [--seed N] [--environment ENV] [--insecure-webhooks] [--webhook-allow CIDR|HOST] [--cors-origin ORIGIN] [--shared-platform-limits] [--data DIR] [--price BRL] [--quote-ttl S] [--deposit-window S] [--settlement-delay S] [--limit LEVEL.PERIOD=BRL] [--event-log-size N] [--delivery-log-size N] [--request-log-size N] [--idempotency-ttl S]',
   define(program: Command): Command {
     return program
       .command('serve')
@@ -113,7 +129,11 @@ It also stops when its parent process exits, or when its stdin is a pipe that cl
       .option(SETTING_FLAGS[4][0], SETTING_FLAGS[4][1])
       .option(SETTING_FLAGS[5][0], SETTING_FLAGS[5][1])
       .option(SETTING_FLAGS[6][0], SETTING_FLAGS[6][1])
-      .option(SETTING_FLAGS[7][0], SETTING_FLAGS[7][1], collect, []);
+      .option(SETTING_FLAGS[7][0], SETTING_FLAGS[7][1], collect, [])
+      .option(RETENTION_FLAGS[0][0], RETENTION_FLAGS[0][1])
+      .option(RETENTION_FLAGS[1][0], RETENTION_FLAGS[1][1])
+      .option(RETENTION_FLAGS[2][0], RETENTION_FLAGS[2][1])
+      .option(RETENTION_FLAGS[3][0], RETENTION_FLAGS[3][1]);
   },
   parse(values) {
     const environment = (values['environment'] as string | undefined) ?? 'sandbox';
@@ -130,6 +150,7 @@ It also stops when its parent process exits, or when its stdin is a pipe that cl
       throw new UsageError(`Plain HTTP is served on loopback hosts only (127.0.0.1, ::1, localhost); add --https to listen on ${host}.`);
     }
     const settings = settingFlags(values);
+    const retention = retentionFlags(values);
     return {
       port: parsePort(values['port'] as string | undefined),
       host,
@@ -144,6 +165,7 @@ It also stops when its parent process exits, or when its stdin is a pipe that cl
       sharedPlatformLimits: values['sharedPlatformLimits'] === true,
       data: parseData(values['data'] as string | undefined),
       ...(Object.keys(settings).length > 0 ? { settings } : {}),
+      ...(Object.keys(retention).length > 0 ? { retention } : {}),
     };
   },
 };

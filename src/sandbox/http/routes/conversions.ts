@@ -7,7 +7,8 @@ import { conversionOut } from '../../core/wire.js';
 import { applyConversion, getConversion, liquidateConversion } from '../../core/conversions.js';
 import { listPage } from '../list.js';
 import { IdParams, NoBody } from './shared.js';
-import { type RouteDef, define, ok } from './types.js';
+import { type RouteDef, define, ok, recordReply } from './types.js';
+import { CONVERSION } from '../../core/versions.js';
 
 /** Conversion routes. */
 export const CONVERSION_ROUTES: RouteDef[] = [
@@ -52,7 +53,7 @@ export const CONVERSION_ROUTES: RouteDef[] = [
     handler({ world, tenant, at, params }) {
       const conv = getConversion(tenant, params.id);
       applyConversion({ world, tenant, at }, conv, 'cancel');
-      return ok(conversionOut(conv));
+      return recordReply(world, 200, CONVERSION, conv);
     },
   }),
   define({
@@ -64,7 +65,7 @@ export const CONVERSION_ROUTES: RouteDef[] = [
     handler({ world, tenant, at, params }) {
       const conv = getConversion(tenant, params.id);
       liquidateConversion({ world, tenant, at }, conv);
-      return ok(conversionOut(conv));
+      return recordReply(world, 200, CONVERSION, conv);
     },
   }),
 ];

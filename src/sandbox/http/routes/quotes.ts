@@ -3,12 +3,13 @@
  * @module
  */
 import { AcceptQuoteBody, CreateQuoteBody, ListQuotesParams } from '../../../models/index.js';
-import { conversionOut, quoteOut } from '../../core/wire.js';
+import { quoteOut } from '../../core/wire.js';
 import { acceptQuote } from '../../core/conversions.js';
 import { listPage } from '../list.js';
 import { createQuote, getQuote } from '../../core/quotes.js';
 import { IdParams } from './shared.js';
-import { type RouteDef, created, define, ok } from './types.js';
+import { type RouteDef, define, ok, recordReply } from './types.js';
+import { CONVERSION, QUOTE } from '../../core/versions.js';
 
 /** Quote routes. */
 export const QUOTE_ROUTES: RouteDef[] = [
@@ -18,7 +19,7 @@ export const QUOTE_ROUTES: RouteDef[] = [
     capability: 'quotes:write',
     rateLimited: true,
     body: CreateQuoteBody,
-    handler: ({ world, tenant, at, body }) => created(quoteOut(createQuote({ world, tenant, at }, body))),
+    handler: ({ world, tenant, at, body }) => recordReply(world, 201, QUOTE, createQuote({ world, tenant, at }, body)),
   }),
   define({
     method: 'GET',
@@ -53,6 +54,6 @@ export const QUOTE_ROUTES: RouteDef[] = [
     capability: 'quotes:write',
     params: IdParams,
     body: AcceptQuoteBody,
-    handler: ({ world, tenant, at, params }) => created(conversionOut(acceptQuote({ world, tenant, at }, params.id))),
+    handler: ({ world, tenant, at, params }) => recordReply(world, 201, CONVERSION, acceptQuote({ world, tenant, at }, params.id)),
   }),
 ];

@@ -22,7 +22,7 @@ import type { Platform } from '../../core/platform.js';
 import type { Scope } from '../../core/world.js';
 import { ApiError, invalid } from '../../core/errors.js';
 import type { ConversionTrigger } from '../../core/machines.js';
-import { apiKeyOut, conversionOut, iso, kycViewOut, transactionOut } from '../../core/wire.js';
+import { apiKeyOut, iso } from '../../core/wire.js';
 import { type DepositOptions, applyConversion, expireConversion, getConversion, receiveFunds } from '../../core/conversions.js';
 import { getTransaction, payTransaction } from '../../core/transactions.js';
 import { applyKyc, liveUser } from '../../core/users.js';
@@ -33,7 +33,8 @@ import { decodeIdCursor, encodeCursor, filterFingerprint } from '../cursor.js';
 import { type TenantSnapshot, snapshotParts } from '../../core/snapshot.js';
 import { MAX_TENANT_DOCUMENT_CHARS, type TenantDocument, TenantDocumentError, forkTenant, readTenantDocument, tenantDocument } from '../../core/transfer.js';
 import { IdParams } from './shared.js';
-import { type RouteContext, type RouteDef, created, define, ok } from './types.js';
+import { type RouteContext, type RouteDef, created, define, kycReply, ok, recordReply } from './types.js';
+import { CONVERSION, TRANSACTION } from '../../core/versions.js';
 
 const BASE = '/v1/test_helpers';
 
@@ -83,7 +84,7 @@ function fund(direction: 'onramp' | 'offramp' | 'any') {
       late: ctx.body.late,
     };
     receiveFunds(scopeAt(ctx, undefined), conv, options);
-    return ok(conversionOut(conv));
+    return recordReply(ctx.world, 200, CONVERSION, conv);
   };
 }
 
@@ -92,7 +93,7 @@ function failWith(trigger: ConversionTrigger, fixed?: FailureReason) {
     const conv = getConversion(ctx.tenant, ctx.params.id);
     const reason = fixed ?? (ctx.body.reason as FailureReason);
     applyConversion(scopeAt(ctx, ctx.body.occurred_at, conv), conv, trigger, { reason });
-    return ok(conversionOut(conv));
+    return recordReply(ctx.world, 200, CONVERSION, conv);
   };
 }
 
@@ -112,7 +113,7 @@ export const TEST_HELPER_ROUTES: RouteDef[] = [
     handler(ctx) {
       const conv = getConversion(ctx.tenant, ctx.params.id);
       expireConversion(scopeAt(ctx, ctx.body.occurred_at, conv), conv);
-      return ok(conversionOut(conv));
+      return recordReply(ctx.world, 200, CONVERSION, conv);
     },
   }),
   define({ ...helper, method: 'POST', path: `${BASE}/conversions/:id/fail`, body: FailConversionBody, handler: failWith('fail') }),
@@ -126,7 +127,7 @@ export const TEST_HELPER_ROUTES: RouteDef[] = [
     handler(ctx) {
       const tx = getTransaction(ctx.tenant, ctx.params.id);
       payTransaction(scopeAt(ctx, undefined), tx, ctx.body.amount, ctx.body.settle === true);
-      return ok(transactionOut(tx));
+      return recordReply(ctx.world, 200, TRANSACTION, tx);
     },
   }),
   define({
@@ -139,7 +140,7 @@ export const TEST_HELPER_ROUTES: RouteDef[] = [
       const user = liveUser(ctx.tenant, ctx.params.id);
       const trigger = `force_${ctx.body.status}` as const;
       applyKyc(scopeAt(ctx, undefined), user, trigger, ctx.body.rejection_reason);
-      return ok(kycViewOut(user));
+      return kycReply(ctx.world, user);
     },
   }),
   define({

@@ -7,7 +7,8 @@ import { transactionOut } from '../../core/wire.js';
 import { listPage } from '../list.js';
 import { createTransaction, getTransaction } from '../../core/transactions.js';
 import { IdParams } from './shared.js';
-import { type RouteDef, created, define, ok } from './types.js';
+import { type RouteDef, define, ok, recordReply } from './types.js';
+import { TRANSACTION } from '../../core/versions.js';
 
 /** Transaction routes. */
 export const TRANSACTION_ROUTES: RouteDef[] = [
@@ -16,7 +17,7 @@ export const TRANSACTION_ROUTES: RouteDef[] = [
     path: '/v1/transactions',
     capability: 'transactions:write',
     body: CreateTransactionBody,
-    handler: ({ world, tenant, at, body }) => created(transactionOut(createTransaction({ world, tenant, at }, body.quote_id))),
+    handler: ({ world, tenant, at, body }) => recordReply(world, 201, TRANSACTION, createTransaction({ world, tenant, at }, body.quote_id)),
   }),
   define({
     method: 'GET',

@@ -6,7 +6,8 @@
 import type * as z from 'zod/mini';
 import type { Capability } from '../../core/capabilities.js';
 import type { Platform } from '../../core/platform.js';
-import type { KeyRec, TenantState } from '../../core/state.js';
+import type { CompactBody, KeyRec, TenantState, UserRec } from '../../core/state.js';
+import { KYC_VIEW, type Stamped, USER, type VersionKind, ViewedVersion } from '../../core/versions.js';
 
 /** What a handler receives: a normalized, validated request. */
 export interface RouteContext<P = unknown, Q = unknown, B = unknown> {
@@ -25,6 +26,8 @@ export interface RouteContext<P = unknown, Q = unknown, B = unknown> {
 export interface Reply {
   status: number;
   body?: unknown;
+  /** The body as a version of a record (idempotency keeps that, not the text; see {@link recordReply}). */
+  compact?: CompactBody;
 }
 
 /** A route of the world. */
@@ -69,3 +72,18 @@ export function define<P = Record<string, never>, Q = Record<string, never>, B =
 export const ok = (body: unknown): Reply => ({ status: 200, body });
 /** 201 with a body. */
 export const created = (body: unknown): Reply => ({ status: 201, body });
+
+/**
+ * A reply of `record`'s wire form now (200 or 201), with the record's version: an idempotency
+ * record keeps that version rather than the answer's text (core/versions.ts), and rebuilds the
+ * same bytes on replay. The reply of every mutation that answers a user, quote, conversion or
+ * transaction.
+ */
+export function recordReply<R extends Stamped>(world: Platform, status: 200 | 201, kind: VersionKind<R>, record: R): Reply {
+  return { status, body: kind.out(record), compact: world.version(kind, record) };
+}
+
+/** The KYC status view of a user (200), kept as the user's version (see {@link recordReply}). */
+export function kycReply(world: Platform, user: UserRec): Reply {
+  return { status: 200, body: KYC_VIEW(user), compact: new ViewedVersion(KYC_VIEW, world.version(USER, user)) };
+}

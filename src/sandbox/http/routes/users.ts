@@ -17,8 +17,11 @@ import { applyTransaction } from '../../core/transactions.js';
 import { applyKyc, liveUser } from '../../core/users.js';
 import type { UserRec } from '../../core/state.js';
 import { IdParams } from './shared.js';
-import { type RouteDef, created, define, ok } from './types.js';
+import { type RouteDef, define, ok, recordReply } from './types.js';
+import { USER } from '../../core/versions.js';
 
+// One frozen empty object for every user created without metadata (a PATCH replaces it, never changes it).
+const NO_METADATA: Record<string, string> = Object.freeze({});
 
 /** Users routes. */
 export const USER_ROUTES: RouteDef[] = [
@@ -47,7 +50,7 @@ export const USER_ROUTES: RouteDef[] = [
         kycStatus: 'not_started',
         kycApprovedAt: null,
         kycExpiresAt: null,
-        metadata: body.metadata ?? {},
+        metadata: body.metadata ?? NO_METADATA,
         createdAt: at,
         updatedAt: at,
         deletedAt: null,
@@ -60,7 +63,7 @@ export const USER_ROUTES: RouteDef[] = [
       tenant.cpfIndex.set(cpf, user.id);
       tenant.externalIdIndex.set(user.externalId, user.id);
       if (body.start_kyc !== false) applyKyc({ world, tenant, at }, user, 'start');
-      return created(userOut(user));
+      return recordReply(world, 201, USER, user);
     },
   }),
   define({
@@ -109,7 +112,7 @@ export const USER_ROUTES: RouteDef[] = [
         });
       }
     },
-    handler({ tenant, at, params, body }) {
+    handler({ world, tenant, at, params, body }) {
       const user = liveUser(tenant, params.id);
       if (body.external_id !== undefined && body.external_id !== user.externalId) {
         if (tenant.externalIdIndex.has(body.external_id)) throw new ApiError('duplicate_external_id', 'A user with this external_id already exists.');
@@ -122,7 +125,7 @@ export const USER_ROUTES: RouteDef[] = [
       if (body.date_of_birth !== undefined) user.dateOfBirth = body.date_of_birth;
       if (body.metadata !== undefined) user.metadata = body.metadata;
       user.updatedAt = at;
-      return ok(userOut(user));
+      return recordReply(world, 200, USER, user);
     },
   }),
   define({

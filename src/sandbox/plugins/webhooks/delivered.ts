@@ -5,9 +5,53 @@
  */
 import { realClearTimeout, realSetTimeout } from '../../core/real-time.js';
 import type { SandboxEvent } from '../../core/state.js';
-import type { DeliveredEvent, DeliveredFilter } from './types.js';
+import type { EventJson } from '../../core/event-log.js';
+import type { DeliveredEvent, DeliveredFilter, DeliveryRec, WebhookRequest } from './types.js';
 
 const DELIVERED_LOG = 10_000;
+
+/**
+ * An acknowledged request as `delivered()` lists it. The body is the delivery's (the logged
+ * event rebuilds it) and the event is parsed from it on first read: the log holds up to 20,000
+ * entries, and a parsed event costs more than a kilobyte each.
+ */
+export class DeliveredEntry implements DeliveredEvent {
+  readonly deliveryId: string;
+  /** The event's id and type, for the filters (read without parsing the body). */
+  readonly eventId: string;
+  readonly eventType: string;
+  readonly url: string;
+  readonly headers: Record<string, string>;
+  readonly at: Date;
+  readonly #payload: string | EventJson;
+  #event: SandboxEvent | undefined;
+
+  constructor(
+    readonly tenantId: string,
+    delivery: DeliveryRec,
+    readonly endpointId: string,
+    request: WebhookRequest,
+    readonly status: number,
+    at: number,
+    readonly duplicate: boolean,
+  ) {
+    this.deliveryId = delivery.id;
+    this.eventId = delivery.eventId;
+    this.eventType = delivery.eventType;
+    this.url = request.url;
+    this.headers = { ...request.headers };
+    this.at = new Date(at);
+    this.#payload = delivery.payload;
+  }
+
+  get body(): string {
+    return String(this.#payload);
+  }
+
+  get event(): SandboxEvent {
+    return (this.#event ??= JSON.parse(this.body) as SandboxEvent);
+  }
+}
 
 interface Waiter {
   type: string | undefined;
@@ -16,18 +60,18 @@ interface Waiter {
   reject: (error: Error) => void;
 }
 
-function matches(e: DeliveredEvent, type: string | undefined, tenantId: string | undefined): boolean {
-  return (type === undefined || e.event.type === type) && (tenantId === undefined || e.tenantId === tenantId);
+function matches(e: DeliveredEntry, type: string | undefined, tenantId: string | undefined): boolean {
+  return (type === undefined || e.eventType === type) && (tenantId === undefined || e.tenantId === tenantId);
 }
 
 /** Acknowledged deliveries, newest last (at least the latest 10,000), and who waits for one. */
 export class DeliveredLog {
-  #delivered: DeliveredEvent[] = [];
-  readonly #consumed = new WeakSet<DeliveredEvent>();
+  #delivered: DeliveredEntry[] = [];
+  readonly #consumed = new WeakSet<DeliveredEntry>();
   #waiters: Waiter[] = [];
 
   /** Records an acknowledged delivery; a first delivery (not a duplicate) may wake a waiter. */
-  add(entry: DeliveredEvent): void {
+  add(entry: DeliveredEntry): void {
     this.#delivered.push(entry);
     if (this.#delivered.length > DELIVERED_LOG * 2) this.#delivered.splice(0, this.#delivered.length - DELIVERED_LOG);
     if (entry.duplicate) return;
@@ -80,7 +124,7 @@ export class DeliveredLog {
       (e) =>
         matches(e, filter.type, filter.tenantId) &&
         (filter.url === undefined || e.url === filter.url) &&
-        (filter.eventId === undefined || e.event.id === filter.eventId),
+        (filter.eventId === undefined || e.eventId === filter.eventId),
     );
   }
 }

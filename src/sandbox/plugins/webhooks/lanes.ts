@@ -33,7 +33,8 @@ export class Lanes {
   #key(d: DeliveryRec): string | null {
     let key = this.#keys.get(d);
     if (key === undefined) {
-      const object = objectIdOf(d.payload);
+      // A payload held as its logged event knows its object without reading the JSON.
+      const object = typeof d.payload === 'string' ? objectIdOf(d.payload) : d.payload.event.objectId || null;
       key = object === null ? null : `${d.endpointId}|${object}`;
       this.#keys.set(d, key);
     }

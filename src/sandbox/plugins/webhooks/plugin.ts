@@ -27,8 +27,9 @@ export function webhooksPlugin(
   platform: Platform,
   transport?: WebhookTransport,
   options?: WebhookDeliveryOptions,
+  deliveryLogSize?: number,
 ): SandboxPlugin<SandboxWebhooks> & { records: WebhookRecords } {
-  const service = new WebhookService(platform, transport, options);
+  const service = new WebhookService(platform, transport, options, deliveryLogSize);
   const records: WebhookRecords = {
     of: (tenant) =>
       tenant.extensions['webhooks'] === undefined

@@ -164,7 +164,7 @@ export function webhookRoutes(webhooks: WebhookService): RouteDef[] {
             query,
             {
               status: { value: query.status === undefined ? undefined : `${id}|${query.status}`, index: 'endpoint_status', test: (d) => d.status === query.status },
-              event_id: { value: query.event_id === undefined ? undefined : `${id}|${query.event_id}`, index: 'endpoint_event', test: (d) => d.eventId === query.event_id },
+              event_id: { value: query.event_id, index: 'event', test: (d) => d.eventId === query.event_id },
             },
             deliveryOut,
             { index: ['endpoint', id], test: (d) => d.endpointId === id },

@@ -17,12 +17,12 @@ import { hash53 } from '../../core/random.js';
 import { realSetTimeout } from '../../core/real-time.js';
 import type { SandboxEvent, TenantState } from '../../core/state.js';
 import { type TimerTable, timer } from '../../core/timers.js';
-import { DeliveredLog } from './delivered.js';
+import { EventJson } from '../../core/event-log.js';
+import { DeliveredEntry, DeliveredLog } from './delivered.js';
 import { DEFAULT_DELIVERY_CONCURRENCY, type DeliveryConcurrency, Dispatcher, type StartVerdict } from './dispatcher.js';
 import { type WebhookStore, WebhookStores } from './store.js';
 import { Receivers } from './transport.js';
 import {
-  type DeliveredEvent,
   type DeliveryRec,
   type EndpointRec,
   DEFAULT_HOLD_BEHIND_FAILURES,
@@ -93,7 +93,7 @@ export function deliveryConcurrency(options: Partial<DeliveryConcurrency> = {}):
 
 /** The webhook layer of one sandbox. */
 export class WebhookService {
-  readonly stores = new WebhookStores();
+  readonly stores: WebhookStores;
   readonly receivers = new Receivers();
   /** Acknowledged deliveries and the waiters of `nextEvent`. */
   readonly log = new DeliveredLog();
@@ -122,8 +122,10 @@ export class WebhookService {
   #signing: Promise<unknown> = Promise.resolve();
   readonly #closing = new AbortController();
 
-  constructor(platform: Platform, transport: WebhookTransport | undefined, options: WebhookDeliveryOptions = {}) {
+  /** `deliveryLogSize`: finished deliveries kept per tenant (store.ts). */
+  constructor(platform: Platform, transport: WebhookTransport | undefined, options: WebhookDeliveryOptions = {}, deliveryLogSize?: number) {
     this.#platform = platform;
+    this.stores = new WebhookStores(deliveryLogSize);
     this.#transport = transport;
     this.#duplicates = options.duplicates === true;
     const shuffle = options.shuffle ?? false;
@@ -160,10 +162,12 @@ export class WebhookService {
     if (!tenant || tenant.extensions['webhooks'] === undefined) return;
     const store = this.store(tenant);
     const at = Date.parse(event.created_at);
-    let payload: string | undefined;
+    // The deliveries of an event share its log entry, which rebuilds the body (not a copy each).
+    const logged = this.#platform.lastLogged;
+    let payload: string | EventJson | undefined;
     for (const endpoint of store.endpoints.all()) {
       if (endpoint.deletedAt !== null || endpoint.status !== 'active' || !subscribed(endpoint, event.type)) continue;
-      payload ??= JSON.stringify(event);
+      payload ??= logged?.id === event.id ? new EventJson(logged) : JSON.stringify(event);
       const delivery = store.addDelivery({
         id: this.#platform.random.uuid(),
         seq: 0,
@@ -345,7 +349,9 @@ export class WebhookService {
     }
     // The virtual clock decides when a delivery is due; the signature carries the real time of sending.
     const signedAt = this.#signingClock();
-    const signature = await this.#sign(delivery.payload, signingSecrets(endpoint, tenant.clock.nowMs()), signedAt);
+    // The body is rebuilt from the logged event (the same bytes each time) when the delivery holds it.
+    const body = String(delivery.payload);
+    const signature = await this.#sign(body, signingSecrets(endpoint, tenant.clock.nowMs()), signedAt);
     if (this.#platform.closed) return;
     const request: WebhookRequest = {
       url: endpoint.url,
@@ -355,7 +361,7 @@ export class WebhookService {
         [this.#headerNames.eventId]: delivery.eventId,
         [this.#headerNames.signature]: signature,
       },
-      body: delivery.payload,
+      body,
     };
     // `attempted_at` is the instant the attempt leaves (the tenant's clock then), not the instant it fell due.
     const at = tenant.clock.nowMs();
@@ -422,18 +428,6 @@ export class WebhookService {
   }
 
   #record(tenantId: string, d: DeliveryRec, e: EndpointRec, request: WebhookRequest, status: number, at: number, duplicate: boolean): void {
-    const entry: DeliveredEvent = {
-      tenantId,
-      deliveryId: d.id,
-      endpointId: e.id,
-      url: request.url,
-      event: JSON.parse(d.payload) as SandboxEvent,
-      body: request.body,
-      headers: { ...request.headers },
-      status,
-      at: new Date(at),
-      duplicate,
-    };
-    this.log.add(entry);
+    this.log.add(new DeliveredEntry(tenantId, d, e.id, request, status, at, duplicate));
   }
 }

@@ -2,7 +2,9 @@
  * Per-tenant webhook state. The records live as plain JSON arrays in
  * `tenant.extensions.webhooks` (so `snapshot()` and `restore()` carry them with no code of
  * their own); the indexed collections that serve lookups and listings are built over the same
- * record objects, once per tenant object, and rebuilt after a restore.
+ * record objects, once per tenant object, and rebuilt after a restore. Deliveries are kept to
+ * the newest `deliveryLogSize` per tenant, pending ones always (trimmed in batches, as the
+ * event log).
  * @module
  */
 import { Collection } from '../../core/collection.js';
@@ -27,7 +29,7 @@ export interface WebhookStore {
 
 const KEY = 'webhooks';
 
-function build(tenant: TenantState): WebhookStore {
+function build(tenant: TenantState, keep: number): WebhookStore {
   let data = tenant.extensions[KEY] as StoredState | undefined;
   if (!data) tenant.extensions[KEY] = data = { endpoints: [], deliveries: [] };
   const state = data;
@@ -35,15 +37,30 @@ function build(tenant: TenantState): WebhookStore {
   const deliveries = new Collection<DeliveryRec>({
     endpoint: (d) => d.endpointId,
     endpoint_status: (d) => `${d.endpointId}|${d.status}`,
-    endpoint_event: (d) => `${d.endpointId}|${d.eventId}`,
+    // Keyed by the event id the delivery holds anyway (an endpoint|event key would be a new string each).
+    event: (d) => d.eventId,
     pending: (d) => (d.status === 'pending' ? '1' : null),
   });
-  for (const e of state.endpoints) endpoints.insert(e);
+  for (const e of state.endpoints) endpoints.restore(e);
   const lanes = new Lanes();
   for (const d of state.deliveries) {
-    deliveries.insert(d);
+    // At the position it was stored at: a stored tenant's rows are keyed by it, and trimmed ones leave gaps.
+    deliveries.restore(d);
     if (d.status === 'pending') lanes.add(d);
   }
+  // The oldest finished deliveries beyond `keep` leave; pending ones are in flight and stay.
+  const trim = (): void => {
+    const excess = deliveries.size - keep;
+    const drop: DeliveryRec[] = [];
+    for (const d of deliveries.all()) {
+      if (drop.length >= excess) break;
+      if (d.status !== 'pending') drop.push(d);
+    }
+    if (drop.length === 0) return;
+    deliveries.remove(drop);
+    const gone = new Set(drop);
+    state.deliveries = state.deliveries.filter((d) => !gone.has(d));
+  };
   return {
     endpoints,
     deliveries,
@@ -54,7 +71,9 @@ function build(tenant: TenantState): WebhookStore {
     },
     addDelivery(rec) {
       state.deliveries.push(rec);
-      return deliveries.insert(rec);
+      const added = deliveries.insert(rec);
+      if (deliveries.size > keep * 2) trim();
+      return added;
     },
   };
 }
@@ -63,10 +82,16 @@ function build(tenant: TenantState): WebhookStore {
 export class WebhookStores {
   readonly #stores = new WeakMap<TenantState, WebhookStore>();
 
+  /** `keep`: the deliveries kept per tenant besides pending ones (`deliveryLogSize`). */
+  constructor(readonly keep = DELIVERY_LOG_SIZE) {}
+
   /** The webhook store of a tenant (created empty on first use). */
   of(tenant: TenantState): WebhookStore {
     let store = this.#stores.get(tenant);
-    if (!store) this.#stores.set(tenant, (store = build(tenant)));
+    if (!store) this.#stores.set(tenant, (store = build(tenant, this.keep)));
     return store;
   }
 }
+
+/** Finished deliveries kept per tenant by default (`deliveryLogSize`). */
+export const DELIVERY_LOG_SIZE = 10_000;

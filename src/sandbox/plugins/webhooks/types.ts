@@ -4,6 +4,7 @@
  * injectable transport, and the test helpers on `sandbox.webhooks`.
  * @module
  */
+import type { EventJson } from '../../core/event-log.js';
 import type { SandboxEvent } from '../../core/state.js';
 import type { DeliveryConcurrency } from './dispatcher.js';
 
@@ -39,8 +40,8 @@ export interface DeliveryRec {
   endpointId: string;
   eventId: string;
   eventType: string;
-  /** The envelope exactly as sent (the signed raw body). */
-  payload: string;
+  /** The envelope exactly as sent (the signed raw body): its text, or the logged event it is the JSON of (`String(payload)`). */
+  payload: string | EventJson;
   status: 'pending' | 'succeeded' | 'failed';
   attempts: AttemptRec[];
   /** Failed attempts since the schedule last started (creation or redelivery). */

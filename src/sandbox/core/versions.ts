@@ -1,0 +1,181 @@
+/**
+ * Versions: a record as it was at one moment, kept compact. The event log holds one per event
+ * (the snapshot of its `data.object`) and an idempotency record one per stored answer, for as
+ * long as they are kept (events by count, answers 24 hours): as wire objects or JSON they were
+ * most of the sandbox's memory (docs/performance.md, "Memory"). A version is the live record plus
+ * the fields that can still change, packed in one short string; its wire form is rebuilt on read,
+ * the same bytes as at the moment it was taken. Each kind below lists every field of its record
+ * once: `packed` (read by a wire form and changed after creation), `fixed` (never changed once
+ * the record is stored) or `internal` (read by no wire form); test/sandbox/versions.test.ts holds
+ * the lists to the records and the rebuilt forms to the ones answered at the time.
+ * @module
+ */
+import type { CompactBody, ConversionRec, QuoteRec, SubmissionRec, TransactionRec, UserRec } from './state.js';
+import { conversionOut, kycViewOut, quoteOut, transactionOut, userOut } from './wire.js';
+
+type Field<R> = keyof R & string;
+
+/** What every versioned record has. */
+export interface Stamped {
+  id: string;
+  createdAt: number;
+}
+
+/** A kind of record that versions can hold. */
+export interface VersionKind<R extends Stamped = Stamped> {
+  readonly name: 'user' | 'quote' | 'conversion' | 'transaction';
+  /** The wire form of its events and answers. */
+  readonly out: (record: R) => object;
+  /** Read by a wire form and changed after creation: packed in each version. */
+  readonly packed: readonly Field<R>[];
+  /** Never changed once the record is stored: read from the live record. */
+  readonly fixed: readonly Field<R>[];
+  /** Read by no wire form: not kept (a version's record has their current values). */
+  readonly internal: readonly Field<R>[];
+  /** Packed fields holding an instant: kept as milliseconds after `createdAt` (shorter). */
+  readonly instants: ReadonlySet<string>;
+}
+
+/** A record as it was when the version was taken (see the module comment). */
+export class Version implements CompactBody {
+  constructor(
+    /** The kind of the record (its name, fields and wire form). */
+    readonly kind: VersionKind<never>,
+    /** The live record (its fixed fields are the version's). */
+    readonly record: Stamped,
+    /** The packed fields as JSON (see {@link pack}). */
+    readonly packed: string,
+  ) {}
+
+  /** The record as it was: the live one with the version's packed fields. */
+  get(): Stamped {
+    return unpack(this.kind as unknown as VersionKind<Stamped>, this.record, this.packed);
+  }
+
+  /** The wire object of the record as it was (the same fields and values as then). */
+  object(): Record<string, unknown> {
+    return (this.kind.out as (record: Stamped) => Record<string, unknown>)(this.get());
+  }
+
+  /** The JSON of {@link object}: an answer's body, byte for byte. */
+  text(): string {
+    return JSON.stringify(this.object());
+  }
+}
+
+/** A version under another wire form of its kind (the KYC view of a user). */
+export class ViewedVersion implements CompactBody {
+  constructor(
+    readonly out: (record: never) => object,
+    readonly version: Version,
+  ) {}
+
+  text(): string {
+    return JSON.stringify((this.out as (record: Stamped) => object)(this.version.get()));
+  }
+}
+
+/** A version of `record` now. */
+export function versionOf<R extends Stamped>(kind: VersionKind<R>, record: R): Version {
+  return new Version(kind as unknown as VersionKind<never>, record, pack(kind, record));
+}
+
+// A submission is replaced, or changed in place: packed whole, its instants after the user's creation.
+function packSubmission(s: SubmissionRec | null, base: number): unknown {
+  if (s === null) return null;
+  const t = (ms: number | null): number | null => (ms === null ? null : ms - base);
+  return [s.id, s.status, s.createdAt - base, t(s.submittedAt), t(s.resultAt), s.rejectionReason];
+}
+
+function unpackSubmission(value: unknown, base: number): SubmissionRec | null {
+  if (value === null) return null;
+  const [id, status, createdAt, submittedAt, resultAt, rejectionReason] = value as [string, SubmissionRec['status'], number, number | null, number | null, string | null];
+  const t = (ms: number | null): number | null => (ms === null ? null : ms + base);
+  return { id, status, createdAt: createdAt + base, submittedAt: t(submittedAt), resultAt: t(resultAt), rejectionReason };
+}
+
+/** The packed fields of a record, as JSON: one array, instants as offsets from `createdAt`. */
+export function pack<R extends Stamped>(kind: VersionKind<R>, record: R): string {
+  const base = record.createdAt;
+  const values = kind.packed.map((field) => {
+    const value = record[field] as unknown;
+    if (field === 'submission') return packSubmission(value as SubmissionRec | null, base);
+    return kind.instants.has(field) && value !== null ? (value as number) - base : value;
+  });
+  return JSON.stringify(values);
+}
+
+function unpack<R extends Stamped>(kind: VersionKind<R>, record: R, packed: string): R {
+  const values = JSON.parse(packed) as unknown[];
+  const base = record.createdAt;
+  const out = { ...record };
+  kind.packed.forEach((field, i) => {
+    const value = values[i];
+    let restored: unknown = value;
+    if (field === 'submission') restored = unpackSubmission(value, base);
+    else if (kind.instants.has(field) && value !== null) restored = (value as number) + base;
+    (out as Record<string, unknown>)[field] = restored;
+  });
+  return out;
+}
+
+/** Users: `userOut` (and `kycViewOut`, which reads no other field). */
+export const USER: VersionKind<UserRec> = {
+  name: 'user',
+  out: userOut,
+  packed: ['externalId', 'name', 'email', 'dateOfBirth', 'kycStatus', 'kycApprovedAt', 'kycExpiresAt', 'metadata', 'updatedAt', 'submission'],
+  fixed: ['id', 'cpf', 'createdAt'],
+  internal: ['seq', 'deletedAt', 'walletId', 'balance', 'walletUpdatedAt'],
+  instants: new Set(['kycApprovedAt', 'kycExpiresAt', 'updatedAt']),
+};
+
+/** Quotes: `quoteOut`. */
+export const QUOTE: VersionKind<QuoteRec> = {
+  name: 'quote',
+  out: quoteOut,
+  packed: ['status', 'consumedAt', 'consumedBy'],
+  fixed: [
+    'id',
+    'userId',
+    'direction',
+    'sourceAmount',
+    'targetAmount',
+    'exchangeRate',
+    'spreadBps',
+    'feeUsdt',
+    'netTargetAmount',
+    'walletAddress',
+    'pixKey',
+    'pixKeyType',
+    'holderName',
+    'holderDocument',
+    'pixVerifiedAt',
+    'expiresAt',
+    'createdAt',
+  ],
+  internal: ['seq'],
+  instants: new Set(['consumedAt']),
+};
+
+/** Conversions: `conversionOut`. */
+export const CONVERSION: VersionKind<ConversionRec> = {
+  name: 'conversion',
+  out: conversionOut,
+  packed: ['liquidationQuoteId', 'status', 'received', 'targetAmount', 'standbyAt', 'standbyReason', 'pixAt', 'usdtAt', 'completedAt', 'failureReason', 'updatedAt'],
+  fixed: ['id', 'userId', 'quoteId', 'direction', 'expected', 'windowExpiresAt', 'createdAt'],
+  internal: ['seq', 'settleAt', 'reservedBrl', 'reservedAt', 'transactionId'],
+  instants: new Set(['standbyAt', 'pixAt', 'usdtAt', 'completedAt', 'updatedAt']),
+};
+
+/** Transactions: `transactionOut`. */
+export const TRANSACTION: VersionKind<TransactionRec> = {
+  name: 'transaction',
+  out: transactionOut,
+  packed: ['status', 'pixPaidAt', 'usdtSentAt', 'failureReason', 'updatedAt', 'completedAt'],
+  fixed: ['id', 'userId', 'quoteId', 'sourceAmount', 'targetAmount', 'exchangeRate', 'walletAddress', 'createdAt'],
+  internal: ['seq', 'conversionId', 'settleAt', 'expiresAt', 'reservedBrl', 'reservedAt'],
+  instants: new Set(['pixPaidAt', 'usdtSentAt', 'updatedAt', 'completedAt']),
+};
+
+/** The KYC status view of a user (`POST /v1/test_helpers/users/{id}/kyc` answers it). */
+export const KYC_VIEW: (user: UserRec) => object = kycViewOut;
