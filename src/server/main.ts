@@ -219,11 +219,20 @@ export async function startServer(options: ServerOptions, log: (line: string) =>
           // Every answer has left. No timer fires and no delivery leaves after this; attempts in
           // flight are aborted and stay pending (retried after a restart on the same data). Then
           // what waits is written and the write-ahead log emptied into the database.
-          void sandbox.close().finally(() => {
-            store?.close();
-            transport.close();
-            resolve();
-          });
+          void sandbox
+            .close()
+            // A last write that fails is logged; the database's own close still runs.
+            .catch((error: unknown) => log(`pix-usdt-sandbox: could not write what waited at the stop: ${(error as Error).message}`))
+            .finally(() => {
+              try {
+                store?.close();
+              } catch (error) {
+                log(`pix-usdt-sandbox: could not close the database cleanly: ${(error as Error).message}`);
+              } finally {
+                transport.close();
+                resolve();
+              }
+            });
         });
         // Keep-alive sockets with no request in flight would hold `close` open.
         server.closeIdleConnections();
