@@ -10,22 +10,24 @@
 #
 # What runs: the tests whose subject is the runtime itself, not the engine's logic (which is the
 # same JavaScript on every major and runs once, in `npm test`): the client (fetch, AbortSignal,
-# streams), webhook verification (WebCrypto, node:crypto), msw's interceptors, the sandbox and
-# its webhooks in process (WeakRef, FinalizationRegistry, Symbol.dispose: native on 24, not 20),
-# the testing kit (`await using`), the Pix toolkit, the examples (spawned on that node), the
-# idle-observer guard (V8's coverage API), and the server's Node-facing files: node:http and
-# node:https, sockets, CORS, the edges, the data folder and libsql's native binding
-# (data-store). Left out, run once by `npm test`: the CLI's commands, persistence across
-# restarts, the fuzzing, the docs, the package and bundle checks, the browser, parity and the
-# partner backend under faults (minutes of logic whatever the Node). scripts/runtimes.ts also
+# streams), webhook verification (WebCrypto, node:crypto), msw's interceptors, the sandbox's
+# fetch and its closing (WeakRef, FinalizationRegistry, Symbol.dispose: native on 24, not 20),
+# the testing kit's sandbox and matchers (`await using`, vitest's expect), the examples (spawned
+# on that node), the idle-observer guard (V8's coverage API), and the server's Node-facing files:
+# node:http and node:https, sockets, CORS, the edges, the data folder and libsql's native binding
+# (data-store). Left out, run once by `npm test`: the engine's logic (state machines, settings,
+# tenants, webhooks' scheduling, faults, the inspector, Pix), the CLI's commands, persistence
+# across restarts, the fuzzing, the docs, the package and bundle checks, the browser, parity and
+# the partner backend under faults (the same JavaScript whatever the Node). scripts/runtimes.ts also
 # runs the end-to-end scenario on each major against dist/.
-# The bundle test needs `dist/` (run `npm run build` first, as `npm test` does).
+# The server tests and the examples need `dist/` (run `npm run build` first, as `npm test` does).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 versions="${MATRIX_NODE:-22 24}"
-default_tests="test/client test/webhooks test/msw test/sandbox test/sandbox-webhooks test/testing test/pix test/runtime test/faults test/inspector test/examples test/performance \
-  test/server/https.test.ts test/server/serve.test.ts test/server/cors.test.ts test/server/edges.test.ts test/server/outside-v1.test.ts \
+default_tests="test/client test/webhooks test/msw test/runtime test/examples test/performance \
+  test/sandbox/close.test.ts test/sandbox/fetch.test.ts test/testing/sandbox.test.ts test/testing/matchers.test.ts \
+  test/server/https.test.ts test/server/serve.test.ts test/server/cors.test.ts test/server/edges.test.ts \
   test/server/transport.test.ts test/server/transport-sockets.test.ts test/server/data-store.test.ts test/server/data-folder.test.ts test/server/webhooks.test.ts"
 vitest_args="${MATRIX_VITEST_ARGS:-${default_tests}}"
 status=0
