@@ -15,6 +15,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { SandboxOptions } from '../src/sandbox/index.js';
 import { type DataStore, openDataStore } from '../src/server/data/store.js';
+import { cpf } from '../test/support/fixtures.js';
 
 const WALLET = '0x1111111111111111111111111111111111111111';
 const BIG = '100000000000.00';
@@ -34,16 +35,6 @@ export interface BigTenantResult {
   getMs: number;
   listMs: number;
   createMs: number;
-}
-
-function cpf(n: number): string {
-  const d = [...String(100_000_000 + (n % 800_000_000)).slice(0, 9)].map(Number);
-  for (const len of [9, 10]) {
-    let sum = 0;
-    for (let i = 0; i < len; i++) sum += (d[i] as number) * (len + 1 - i);
-    d.push(((sum * 10) % 11) % 10);
-  }
-  return d.join('');
 }
 
 // The database file: the write-ahead log holds newer copies of its pages, not more records.

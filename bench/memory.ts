@@ -25,22 +25,13 @@ import type { Sandbox } from '../src/sandbox/types.js';
 import { MemoryEventLog, MemoryIdempotency } from '../src/sandbox/core/logs.js';
 import type { TenantState } from '../src/sandbox/core/state.js';
 import { type Figure, compare, table } from './measure.js';
+import { cpf } from '../test/support/fixtures.js';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 
 function heap(): number {
   if (gc) for (let i = 0; i < 3; i++) gc();
   return process.memoryUsage().heapUsed;
-}
-
-function cpf(n: number): string {
-  const d = [...String(100_000_000 + n).slice(0, 9)].map(Number);
-  for (const len of [9, 10]) {
-    let sum = 0;
-    for (let i = 0; i < len; i++) sum += (d[i] as number) * (len + 1 - i);
-    d.push(((sum * 10) % 11) % 10);
-  }
-  return d.join('');
 }
 
 const BIG = { daily: '1000000000000', monthly: '1000000000000' };

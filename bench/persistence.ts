@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cpf } from '../test/support/fixtures.js';
 
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const CONCURRENCY = 16;
@@ -29,16 +30,6 @@ export interface PersistenceFigure {
   spread: string;
   opsPerSecond: number;
   rounds: number[];
-}
-
-function cpf(n: number): string {
-  const d = [...String(100_000_000 + (n % 800_000_000)).slice(0, 9)].map(Number);
-  for (const len of [9, 10]) {
-    let sum = 0;
-    for (let i = 0; i < len; i++) sum += (d[i] as number) * (len + 1 - i);
-    d.push(((sum * 10) % 11) % 10);
-  }
-  return d.join('');
 }
 
 async function start(name: string, args: string[]): Promise<Server> {

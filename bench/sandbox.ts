@@ -13,6 +13,7 @@ import { createListener } from '../src/server/adapter.js';
 import { bareFetchGet } from './client.js';
 import { compare } from './measure.js';
 import { client as built, sandbox as builtSandbox } from './package.js';
+import { cpf } from '../test/support/fixtures.js';
 
 const { PixUsdt } = built;
 const { createSandbox } = builtSandbox;
@@ -28,16 +29,6 @@ export interface BenchResult {
   opsPerSecond: number;
   microsecondsPerOp: number;
   iterations: number;
-}
-
-function cpf(n: number): string {
-  const d = [...String(100_000_000 + n).slice(0, 9)].map(Number);
-  for (const len of [9, 10]) {
-    let sum = 0;
-    for (let i = 0; i < len; i++) sum += (d[i] as number) * (len + 1 - i);
-    d.push(((sum * 10) % 11) % 10);
-  }
-  return d.join('');
 }
 
 async function measure(name: string, iterations: number, op: (i: number) => Promise<unknown>): Promise<BenchResult> {

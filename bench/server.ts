@@ -12,6 +12,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
+import { cpf } from '../test/support/fixtures.js';
 
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const IN_FLIGHT = 16;
@@ -30,16 +31,6 @@ interface Target {
   name: string;
   process: ChildProcess;
   port: number;
-}
-
-function cpf(n: number): string {
-  const d = [...String(100_000_000 + (n % 800_000_000)).slice(0, 9)].map(Number);
-  for (const len of [9, 10]) {
-    let sum = 0;
-    for (let i = 0; i < len; i++) sum += (d[i] as number) * (len + 1 - i);
-    d.push(((sum * 10) % 11) % 10);
-  }
-  return d.join('');
 }
 
 function firstLine(child: ChildProcess, name: string): Promise<string> {

@@ -20,6 +20,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PixUsdt } from '../src/index.js';
 import { openDataStore } from '../src/server/data/store.js';
+import { cpf } from '../test/support/fixtures.js';
 
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const WALLET = '0x1111111111111111111111111111111111111111';
@@ -66,16 +67,6 @@ export interface SoakResult {
   replayBytes: number;
   getBytes: number;
   mutationBytes: number;
-}
-
-function cpf(n: number): string {
-  const d = [...String(100_000_000 + (n % 800_000_000)).slice(0, 9)].map(Number);
-  for (const len of [9, 10]) {
-    let sum = 0;
-    for (let i = 0; i < len; i++) sum += (d[i] as number) * (len + 1 - i);
-    d.push(((sum * 10) % 11) % 10);
-  }
-  return d.join('');
 }
 
 interface Server {
