@@ -12,7 +12,8 @@
 import { Platform, type PlatformSettings as EngineSettings } from '../src/sandbox/core/platform.js';
 import { defaultSettings } from '../src/sandbox/core/settings.js';
 import { App } from '../src/sandbox/http/app.js';
-import { CORE_ROUTES } from '../src/sandbox/http/routes/index.js';
+import { coreRoutes } from '../src/sandbox/http/routes/index.js';
+import { tenantTransfer } from '../src/sandbox/core/transfer.js';
 import type { ConversionRec, TenantState } from '../src/sandbox/core/state.js';
 import { compare, table, type Figure } from './measure.js';
 
@@ -20,7 +21,7 @@ const STATUSES: ConversionRec['status'][] = ['completed', 'completed', 'complete
 const USERS = 10;
 // The platform with its HTTP app, as the bench drove the former single Engine.
 class Engine extends Platform {
-  readonly #app = new App(this, { routes: CORE_ROUTES });
+  readonly #app = new App(this, { routes: coreRoutes(tenantTransfer(this)) });
   handle(request: Request): Promise<Response> {
     return this.#app.handle(request);
   }

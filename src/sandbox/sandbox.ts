@@ -9,15 +9,15 @@ import type { LimitSettings } from './core/limits.js';
 import { Platform } from './core/platform.js';
 import type { PricingSettings } from './core/pricing.js';
 import { type LimitsPatch, type OwnSettings, type PlatformScope, type SettingsKind, type TimingSettings, defaultSettings, settingsFromOptions } from './core/settings.js';
-import { type SandboxSnapshot, type TenantSnapshot, loadSnapshot, snapshotParts, takeSnapshot } from './core/snapshot.js';
-import { type TenantDocument, forkTenant, readTenantDocument, tenantDocument } from './core/transfer.js';
-import type { KeyRec, SandboxEvent, TenantState } from './core/state.js';
+import { type SandboxSnapshot, loadSnapshot, snapshotParts, takeSnapshot } from './core/snapshot.js';
+import { type TenantDocument, type TenantTransfer, tenantTransfer } from './core/transfer.js';
+import type { SandboxEvent, TenantState } from './core/state.js';
 import { App } from './http/app.js';
 import { REQUEST_LOG_SIZE } from './http/request-log.js';
 import { SandboxResponse, fastIncoming } from './http/fetch.js';
 import { type Answer, type Incoming, type Middleware, incomingOf } from './http/call.js';
 import type { SandboxPlugin } from './http/plugin.js';
-import { CORE_ROUTES, type RouteDef } from './http/routes/index.js';
+import { type RouteDef, coreRoutes } from './http/routes/index.js';
 import { type SandboxFaults, faultsPlugin } from './plugins/faults/index.js';
 import { NETWORK_FAULT_HEADER, faultPlanOf } from './plugins/faults/marker.js';
 import { DELIVERY_LOG_SIZE, type SandboxWebhooks, type WebhookRecords, webhooksPlugin } from './plugins/webhooks/index.js';
@@ -78,6 +78,7 @@ function fetchAnswer(answer: Answer): Response {
 export interface Parts {
   platform: Platform;
   app: App;
+  transfer: TenantTransfer;
   webhooks: SandboxPlugin<SandboxWebhooks> & { records: WebhookRecords };
   faults: SandboxPlugin<SandboxFaults>;
 }
@@ -104,13 +105,14 @@ export function build(options: SandboxOptions): Parts {
   const faults = faultsPlugin(platform.random);
   const plugins = [webhooks, faults];
   for (const plugin of plugins) if (plugin.timers) platform.addTimers(plugin.timers);
+  const transfer = tenantTransfer(platform);
   const app = new App(platform, {
-    routes: [...CORE_ROUTES, ...plugins.flatMap((p) => p.routes)],
+    routes: [...coreRoutes(transfer), ...plugins.flatMap((p) => p.routes)],
     stages: plugins.flatMap((p) => p.stages ?? []),
     faultOf: faultPlanOf,
     requestLogSize: count(options.requestLogSize, REQUEST_LOG_SIZE, 'requestLogSize'),
   });
-  return { platform, app, webhooks, faults };
+  return { platform, app, transfer, webhooks, faults };
 }
 
 /** Every route of a sandbox, core and plugins (docs and fuzzing read their definitions). */
@@ -170,6 +172,7 @@ const ASYNC_DISPOSE: typeof Symbol.asyncDispose = Symbol.asyncDispose ?? (Symbol
 export class SandboxImpl implements Sandbox {
   readonly #platform: Platform;
   readonly #app: App;
+  readonly #transfer: TenantTransfer;
   readonly #plugins: ReadonlyArray<SandboxPlugin<unknown>>;
   #closing: Promise<void> | null = null;
   readonly #initial: SandboxSnapshot;
@@ -185,9 +188,10 @@ export class SandboxImpl implements Sandbox {
   readonly #inspectionParts: ConstructorParameters<typeof Inspection>[0] & { hasRoute: (method: string, path: string) => boolean };
 
   constructor(options: SandboxOptions, hooks: SandboxHooks = {}) {
-    const { platform, app, webhooks, faults } = build(options);
+    const { platform, app, transfer, webhooks, faults } = build(options);
     this.#platform = platform;
     this.#app = app;
+    this.#transfer = transfer;
     this.#plugins = [webhooks, faults];
     const closed = (): boolean => platform.closed;
     this.webhooks = guardWebhooks(webhooks.api, closed);
@@ -232,6 +236,7 @@ export class SandboxImpl implements Sandbox {
     INTERNALS.set(this, {
       platform,
       app,
+      transfer,
       webhooks,
       faults,
       get inspection() {
@@ -350,8 +355,7 @@ export class SandboxImpl implements Sandbox {
     this.#open('createTenant');
     if (options.snapshot !== undefined) {
       if (options.capabilities !== undefined) throw new TypeError('A fork takes its keys (and their capabilities) from the snapshot: pass `capabilities` or `snapshot`, not both.');
-      const { tenant, keys } = forkTenant(this.#platform, readTenantDocument(this.#platform, options.snapshot));
-      const key = keys.find((k) => k.revokedAt === null) ?? (keys[0] as KeyRec);
+      const { tenant, key } = this.#transfer.fork(options.snapshot);
       return { tenantId: tenant.id, apiKey: key.secret, clock: this.clockOf(tenant.id), settings: this.settingsOf(tenant.id) };
     }
     const unknown = options.capabilities?.find((c) => !this.#platform.knownCapability(c));
@@ -362,7 +366,7 @@ export class SandboxImpl implements Sandbox {
 
   exportTenant(tenantId?: string): TenantDocument {
     const tenant = this.#tenant(tenantId ?? this.#platform.defaultTenantId);
-    return tenantDocument(this.#platform, snapshotParts(this.#platform, [tenant.id]).tenants[0] as TenantSnapshot);
+    return this.#transfer.export(tenant);
   }
 
   events(tenantId?: string): SandboxEvent[] {

@@ -8,6 +8,7 @@ import { buildBrCode } from '../../pix/brcode.js';
 import { maskCpf } from '../../pix/documents.js';
 import { SANDBOX_PIX_EVP } from './pix.js';
 import { derivedHex, flat } from './random.js';
+import { STANDBY_MS } from './settings.js';
 import type { ConversionRec, KeyRec, QuoteRec, TransactionRec, UserRec } from './state.js';
 
 // A lifecycle writes the same few instants many times (created, updated, deadlines), in
@@ -237,6 +238,3 @@ export function transactionOut(t: TransactionRec): Transaction {
 export function apiKeyOut(k: KeyRec): ApiKey {
   return { id: k.id, key_prefix: k.secret.slice(0, 12), capabilities: [...k.capabilities], name: k.name, created_at: iso(k.createdAt) };
 }
-
-/** The standby window: 7 days. */
-export const STANDBY_MS = 7 * 86_400_000;

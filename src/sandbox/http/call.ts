@@ -1,7 +1,8 @@
 /**
  * One request through the app, in the shapes its parts share: `Incoming` (what arrives),
- * `Call` (what a stage sees; `AppCall` adds what authentication and routing found), `Answer`
- * (what leaves), the stage types, and the one builder of the error envelope.
+ * `Call` (what a stage sees), the app's own calls as its stages narrow them (`AppCall`, then
+ * `AuthenticatedCall`, `RoutedCall`, `ValidatedCall`), `Answer` (what leaves), the stage types
+ * with the {@link Pipeline} that checks their order, and the one builder of the error envelope.
  * @module
  */
 import type { Platform } from '../core/platform.js';
@@ -10,9 +11,9 @@ import type { KeyRec, TenantState } from '../core/state.js';
 import type { RouteDef } from './routes/types.js';
 
 /**
- * A request as the engine reads it: what a web `Request` carries, without necessarily being
+ * A request as the sandbox reads it: what a web `Request` carries, without necessarily being
  * one. `sandbox.fetch` builds it straight from `fetch(url, init)`, because on Node 20 a
- * `Request` with a body (and reading that body back) costs more than the engine's whole work.
+ * `Request` with a body (and reading that body back) costs more than the sandbox's whole work.
  */
 export interface Incoming {
   /** HTTP method, as given. */
@@ -74,33 +75,108 @@ export interface Answer {
 /** A pipeline stage added with `sandbox.use`. */
 export type Middleware = (call: Call, next: () => Promise<Answer>) => Promise<Answer>;
 
-/** The call as the app's own stages see it: the public one plus what authentication and routing found. */
+/** Whether a method changes something: a mutation carries a body and may carry an `Idempotency-Key`. */
+export function isMutation(method: string): boolean {
+  return method === 'POST' || method === 'PATCH' || method === 'DELETE' || method === 'PUT';
+}
+
+/** The call as the app's own stages receive it before any ran: the public one plus the platform and the request as it arrived. */
 export interface AppCall extends Call {
   readonly platform: Platform;
   readonly incoming: Incoming;
-  /** The caller's tenant; `null` before authentication. */
-  tenant: TenantState | null;
-  /** The caller's API key; `null` before authentication. */
-  key: KeyRec | null;
-  /** The matched route; `null` before routing. */
-  route: RouteDef | null;
-  /** Params, query and body as the route's schemas parsed them; `null` before validation. */
-  input: { params: unknown; query: unknown; body: unknown } | null;
+  /** The caller's tenant; `null` until `authenticate` establishes it ({@link AuthenticatedCall}). */
+  readonly tenant: TenantState | null;
+  /** The caller's API key; `null` until `authenticate` establishes it. */
+  readonly key: KeyRec | null;
   /** Finds the route of a method and path. */
   match(method: string, path: string): { handler: RouteDef; params: Record<string, string> } | null;
 }
 
-/** A stage of the app (a public {@link Middleware} is one). */
-export type Stage = (call: AppCall, next: () => Promise<Answer>) => Promise<Answer>;
+/** A call `authenticate` let through: its tenant and key are known, `at` is the tenant's clock. */
+export interface AuthenticatedCall extends AppCall {
+  readonly tenant: TenantState;
+  readonly key: KeyRec;
+}
 
-/** A check of the app: it throws to refuse, or returns (maybe a promise) to go on; it never wraps. */
-export type Check = (call: AppCall) => void | Promise<void>;
+/** A call `route` matched: its route, its path parameters, and (for a mutation) its body text. */
+export interface RoutedCall extends AuthenticatedCall {
+  readonly route: RouteDef;
+}
 
-/** A named stage: a check, or a stage that wraps the rest (`run`). */
-export type NamedStage = { name: string; idle?: () => boolean } & ({ run: Stage; check?: never } | { check: Check; run?: never });
+/** Params, query and body as a route's schemas parsed them. */
+export interface RouteInput {
+  params: unknown;
+  query: unknown;
+  body: unknown;
+}
 
-/** A plugin's stage and where it goes: before the stage named `before`. */
-export type StageInsert = NamedStage & { before: string };
+/** A call `validate` accepted: its input as the route's schemas parsed it. */
+export interface ValidatedCall extends RoutedCall {
+  readonly input: RouteInput;
+}
+
+/**
+ * The call with what a stage established set on it: the same object (a middleware's `Call` and
+ * the app's stay one), typed with what it now holds.
+ */
+export function establish<C extends AppCall, F extends object>(call: C, fields: F): C & F {
+  return Object.assign(call, fields);
+}
+
+/** A stage of the app that wraps the rest (a public {@link Middleware} is one). */
+export type Stage<C extends AppCall = AppCall> = (call: C, next: () => Promise<Answer>) => Promise<Answer>;
+
+/**
+ * A check of the app: it throws to refuse, or hands the later stages the call (maybe after a
+ * promise), narrowed to `Out` when it established something ({@link establish}). It never wraps.
+ */
+export type Check<In extends AppCall, Out extends In = In> = (call: In) => Out | Promise<Out>;
+
+/**
+ * A stage in the runner's list: a check, or a stage that wraps the rest (`run`). The list holds
+ * them whatever call they take: the {@link Pipeline} that built it checked that each one's call
+ * is what the stages before it established, and the runner keeps their order.
+ */
+export type NamedStage = { name: string; idle?: () => boolean } & (
+  | { run(call: AppCall, next: () => Promise<Answer>): Promise<Answer>; check?: never }
+  | { check(call: AppCall): AppCall | Promise<AppCall>; run?: never }
+);
+
+/** A plugin's stage and where it goes: before the stage named `before`. It sees the public {@link Call}, as `sandbox.use` does. */
+export interface StageInsert {
+  name: string;
+  run: Middleware;
+  before: string;
+  /** Skipped while this answers `true` (a fault stage while no plan is in force). */
+  idle?: () => boolean;
+}
+
+/**
+ * The app's own stages, in order, typed by the call each takes: a check added here must take
+ * what the stages before it established (authorizing before routing does not compile), and
+ * what it hands on is what the next ones get.
+ */
+export class Pipeline<C extends AppCall> {
+  private constructor(
+    /** The stages so far, in order. */
+    readonly stages: readonly NamedStage[],
+  ) {}
+
+  /** An empty pipeline over a call as it arrives. */
+  static start(): Pipeline<AppCall> {
+    return new Pipeline<AppCall>([]);
+  }
+
+  /** Adds a check over the call as the stages so far leave it; the next get what it hands on. */
+  check<Out extends C>(name: string, check: Check<C, Out>): Pipeline<Out> {
+    return new Pipeline<Out>([...this.stages, { name, check }]);
+  }
+
+  /** Adds a stage that wraps the rest. */
+  wrap(name: string, run: Stage<C>): Pipeline<C> {
+    return new Pipeline<C>([...this.stages, { name, run }]);
+  }
+}
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
@@ -137,7 +213,7 @@ function utf8(bytes: ArrayBuffer): string {
   }
 }
 
-/** A web `Request` as the engine reads it. */
+/** A web `Request` as the sandbox reads it. */
 export function incomingOf(request: Request): Incoming {
   return { method: request.method, url: new URL(request.url), headers: request.headers, text: () => request.arrayBuffer().then(utf8), toRequest: () => request };
 }

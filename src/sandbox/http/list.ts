@@ -5,7 +5,7 @@
 import type { ListEnvelope } from '../../models/index.js';
 import type { Collection, Stored } from '../core/collection.js';
 import { decodeCursor, encodeCursor, filterFingerprint } from './cursor.js';
-import type { Platform } from '../core/platform.js';
+import type { RoutePlatform } from './routes/types.js';
 
 /** A filter: its value (undefined when absent), the index that serves it, and its test. */
 export interface Filter<T> {
@@ -19,7 +19,7 @@ export interface Filter<T> {
  * others are checked on each candidate. `base` is the index used when no filter has one.
  */
 export function listPage<T extends Stored, O>(
-  world: Platform,
+  platform: RoutePlatform,
   collection: Collection<T>,
   resource: string,
   query: { limit?: number | undefined; cursor?: string | undefined },
@@ -30,7 +30,7 @@ export function listPage<T extends Stored, O>(
   const values: Record<string, string | undefined> = {};
   for (const [name, f] of Object.entries(filters)) values[name] = f.value;
   const fingerprint = filterFingerprint(resource, values);
-  const before = query.cursor === undefined ? undefined : decodeCursor(world.cursorSecret, query.cursor, fingerprint);
+  const before = query.cursor === undefined ? undefined : decodeCursor(platform.cursorSecret, query.cursor, fingerprint);
   let index = base?.index;
   const tests: Array<(r: T) => boolean> = base ? [base.test] : [];
   let indexed = false;
@@ -47,6 +47,6 @@ export function listPage<T extends Stored, O>(
   const last = page.items[page.items.length - 1];
   return {
     data: page.items.map(out),
-    next_cursor: page.hasMore && last ? encodeCursor(world.cursorSecret, last.seq, fingerprint) : null,
+    next_cursor: page.hasMore && last ? encodeCursor(platform.cursorSecret, last.seq, fingerprint) : null,
   };
 }

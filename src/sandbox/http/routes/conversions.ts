@@ -17,10 +17,10 @@ export const CONVERSION_ROUTES: RouteDef[] = [
     path: '/v1/conversions',
     capability: 'conversions:read',
     query: ListConversionsParams,
-    handler: ({ world, tenant, query }) =>
+    handler: ({ platform, tenant, query }) =>
       ok(
         listPage(
-          world,
+          platform,
           tenant.conversions,
           'conversions',
           query,
@@ -50,10 +50,10 @@ export const CONVERSION_ROUTES: RouteDef[] = [
     capability: 'conversions:write',
     params: IdParams,
     body: NoBody,
-    handler({ world, tenant, at, params }) {
+    handler({ platform, tenant, at, params }) {
       const conv = getConversion(tenant, params.id);
-      applyConversion({ world, tenant, at }, conv, 'cancel');
-      return recordReply(world, 200, CONVERSION, conv);
+      applyConversion({ world: platform, tenant, at }, conv, 'cancel');
+      return recordReply(platform, 200, CONVERSION, conv);
     },
   }),
   define({
@@ -62,10 +62,10 @@ export const CONVERSION_ROUTES: RouteDef[] = [
     capability: 'conversions:write',
     params: IdParams,
     body: NoBody,
-    handler({ world, tenant, at, params }) {
+    handler({ platform, tenant, at, params }) {
       const conv = getConversion(tenant, params.id);
-      liquidateConversion({ world, tenant, at }, conv);
-      return recordReply(world, 200, CONVERSION, conv);
+      liquidateConversion({ world: platform, tenant, at }, conv);
+      return recordReply(platform, 200, CONVERSION, conv);
     },
   }),
 ];

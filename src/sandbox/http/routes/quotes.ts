@@ -19,17 +19,17 @@ export const QUOTE_ROUTES: RouteDef[] = [
     capability: 'quotes:write',
     rateLimited: true,
     body: CreateQuoteBody,
-    handler: ({ world, tenant, at, body }) => recordReply(world, 201, QUOTE, createQuote({ world, tenant, at }, body)),
+    handler: ({ platform, tenant, at, body }) => recordReply(platform, 201, QUOTE, createQuote({ world: platform, tenant, at }, body)),
   }),
   define({
     method: 'GET',
     path: '/v1/quotes',
     capability: 'quotes:read',
     query: ListQuotesParams,
-    handler: ({ world, tenant, query }) =>
+    handler: ({ platform, tenant, query }) =>
       ok(
         listPage(
-          world,
+          platform,
           tenant.quotes,
           'quotes',
           query,
@@ -54,6 +54,6 @@ export const QUOTE_ROUTES: RouteDef[] = [
     capability: 'quotes:write',
     params: IdParams,
     body: AcceptQuoteBody,
-    handler: ({ world, tenant, at, params }) => recordReply(world, 201, CONVERSION, acceptQuote({ world, tenant, at }, params.id)),
+    handler: ({ platform, tenant, at, params }) => recordReply(platform, 201, CONVERSION, acceptQuote({ world: platform, tenant, at }, params.id)),
   }),
 ];

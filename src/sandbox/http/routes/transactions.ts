@@ -17,17 +17,17 @@ export const TRANSACTION_ROUTES: RouteDef[] = [
     path: '/v1/transactions',
     capability: 'transactions:write',
     body: CreateTransactionBody,
-    handler: ({ world, tenant, at, body }) => recordReply(world, 201, TRANSACTION, createTransaction({ world, tenant, at }, body.quote_id)),
+    handler: ({ platform, tenant, at, body }) => recordReply(platform, 201, TRANSACTION, createTransaction({ world: platform, tenant, at }, body.quote_id)),
   }),
   define({
     method: 'GET',
     path: '/v1/transactions',
     capability: 'transactions:read',
     query: ListTransactionsParams,
-    handler: ({ world, tenant, query }) =>
+    handler: ({ platform, tenant, query }) =>
       ok(
         listPage(
-          world,
+          platform,
           tenant.transactions,
           'transactions',
           query,
