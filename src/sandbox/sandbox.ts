@@ -209,7 +209,7 @@ export class SandboxImpl implements Sandbox {
       try {
         const signal = init?.signal ?? (input instanceof Request ? input.signal : undefined);
         if (signal?.aborted) return Promise.reject(signal.reason);
-        // ky passes a Request plus an empty options object: building a second Request would cost as much as the engine.
+        // ky passes a Request plus an empty options object: building a second Request would cost as much as the sandbox's whole work.
         const incoming =
           fastIncoming(input, init, SANDBOX_ORIGIN) ??
           incomingOf(

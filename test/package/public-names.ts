@@ -324,7 +324,10 @@ export const PUBLIC_NAMES: Readonly<Record<string, readonly string[]>> = {
   ],
   'pix-usdt/sandbox': [
     'type Answer',
+    'API_KEY_REFUSALS',
     'ApiError',
+    'type ApiKeyRefusal',
+    'type ApiKeyRefusalCode',
     'type Call',
     'CAPABILITIES',
     'type Capability',
@@ -376,6 +379,7 @@ export const PUBLIC_NAMES: Readonly<Record<string, readonly string[]>> = {
     'type PlatformScope',
     'type PricingSettings',
     'QUOTE_MACHINE',
+    'readApiKey',
     'type ReceiverContext',
     'type RequestFilter',
     'RETRY_SCHEDULE_SECONDS',

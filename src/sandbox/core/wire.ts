@@ -3,7 +3,7 @@
  * output: deposit addresses, Pix BR Codes, Pix and chain transaction ids.
  * @module
  */
-import type { ApiKey, Conversion, KycStatusView, Quote, Transaction, User, WalletBalance } from '../../models/index.js';
+import type { ApiKey, ApiKeyWithSecret, Conversion, KycStatusView, Quote, Transaction, User, WalletBalance } from '../../models/index.js';
 import { buildBrCode } from '../../pix/brcode.js';
 import { maskCpf } from '../../pix/documents.js';
 import { SANDBOX_PIX_EVP } from './pix.js';
@@ -237,4 +237,9 @@ export function transactionOut(t: TransactionRec): Transaction {
 /** An API key without its secret (`key_prefix` shows its first 12 characters). */
 export function apiKeyOut(k: KeyRec): ApiKey {
   return { id: k.id, key_prefix: k.secret.slice(0, 12), capabilities: [...k.capabilities], name: k.name, created_at: iso(k.createdAt) };
+}
+
+/** An API key with its secret: only the answers that issue one (a rotation, a new tenant or a fork) carry it. */
+export function apiKeyWithSecretOut(k: KeyRec): ApiKeyWithSecret {
+  return { ...apiKeyOut(k), api_key: k.secret };
 }

@@ -205,11 +205,14 @@ export function errorAnswer(error: unknown, requestId: string): Answer {
 
 // `Request.text()` would replace invalid UTF-8 with U+FFFD: a payments API must not store what it did not receive.
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
+function notUtf8(): ApiError {
+  return new ApiError('invalid_json', 'The request body is not valid UTF-8: JSON must be UTF-8, and these bytes cannot be read without altering them.');
+}
 function utf8(bytes: ArrayBuffer): string {
   try {
     return UTF8.decode(bytes);
   } catch {
-    throw new ApiError('invalid_json', 'The request body is not valid UTF-8: JSON must be UTF-8, and these bytes cannot be read without altering them.');
+    throw notUtf8();
   }
 }
 
@@ -228,7 +231,7 @@ export function incomingOfParts(method: string, url: URL, headers: Map<string, s
   try {
     text = bytes === null || bytes.length === 0 ? '' : UTF8.decode(bytes);
   } catch {
-    const refused = new ApiError('invalid_json', 'The request body is not valid UTF-8: JSON must be UTF-8, and these bytes cannot be read without altering them.');
+    const refused = notUtf8();
     return { method, url, headers: new MapHeaders(headers), text: () => Promise.reject(refused), toRequest: () => new Request(url.href, { method, headers: [...headers], body: bytes === null ? null : new Uint8Array(bytes) }) };
   }
   const body = bytes === null || bytes.length === 0 ? null : bytes;

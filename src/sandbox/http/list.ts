@@ -14,6 +14,14 @@ export interface Filter<T> {
   test: (record: T) => boolean;
 }
 
+/** The `user_id` and `status` filters of a listing of a user's records (quotes, conversions, transactions), over their indexes. */
+export function userAndStatus<T extends { userId: string; status: string }>(query: { user_id?: string | undefined; status?: string | undefined }): Record<string, Filter<T>> {
+  return {
+    user_id: { value: query.user_id, index: 'user_id', test: (r) => r.userId === query.user_id },
+    status: { value: query.status, index: 'status', test: (r) => r.status === query.status },
+  };
+}
+
 /**
  * A page of `collection`. The first present filter that has an index serves the page; the
  * others are checked on each candidate. `base` is the index used when no filter has one.

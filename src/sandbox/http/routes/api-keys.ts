@@ -5,7 +5,7 @@
 import { PlainListParams } from '../../../models/index.js';
 import { decodeCursor, encodeCursor, filterFingerprint } from '../cursor.js';
 import { ApiError } from '../../core/errors.js';
-import { apiKeyOut } from '../../core/wire.js';
+import { apiKeyOut, apiKeyWithSecretOut } from '../../core/wire.js';
 import { IdParams, NoBody } from './shared.js';
 import { type RouteDef, define, ok } from './types.js';
 
@@ -48,7 +48,7 @@ export const API_KEY_ROUTES: RouteDef[] = [
       if (old.revokedAt !== null) throw new ApiError('invalid_transaction_state', 'This API key is already revoked.');
       const key = platform.issueKey(tenant, old.name, old.capabilities, at);
       old.revokedAt = at;
-      return ok({ ...apiKeyOut(key), api_key: key.secret });
+      return ok(apiKeyWithSecretOut(key));
     },
   }),
 ];

@@ -5,7 +5,7 @@
 import { ListConversionsParams } from '../../../models/index.js';
 import { conversionOut } from '../../core/wire.js';
 import { applyConversion, getConversion, liquidateConversion } from '../../core/conversions.js';
-import { listPage } from '../list.js';
+import { listPage, userAndStatus } from '../list.js';
 import { IdParams, NoBody } from './shared.js';
 import { type RouteDef, define, ok, recordReply } from './types.js';
 import { CONVERSION } from '../../core/versions.js';
@@ -25,8 +25,7 @@ export const CONVERSION_ROUTES: RouteDef[] = [
           'conversions',
           query,
           {
-            user_id: { value: query.user_id, index: 'user_id', test: (c) => c.userId === query.user_id },
-            status: { value: query.status, index: 'status', test: (c) => c.status === query.status },
+            ...userAndStatus(query),
             transaction_type: {
               value: query.transaction_type,
               index: 'transaction_type',

@@ -5,7 +5,7 @@
 import { AcceptQuoteBody, CreateQuoteBody, ListQuotesParams } from '../../../models/index.js';
 import { quoteOut } from '../../core/wire.js';
 import { acceptQuote } from '../../core/conversions.js';
-import { listPage } from '../list.js';
+import { listPage, userAndStatus } from '../list.js';
 import { createQuote, getQuote } from '../../core/quotes.js';
 import { IdParams } from './shared.js';
 import { type RouteDef, define, ok, recordReply } from './types.js';
@@ -26,20 +26,7 @@ export const QUOTE_ROUTES: RouteDef[] = [
     path: '/v1/quotes',
     capability: 'quotes:read',
     query: ListQuotesParams,
-    handler: ({ platform, tenant, query }) =>
-      ok(
-        listPage(
-          platform,
-          tenant.quotes,
-          'quotes',
-          query,
-          {
-            user_id: { value: query.user_id, index: 'user_id', test: (q) => q.userId === query.user_id },
-            status: { value: query.status, index: 'status', test: (q) => q.status === query.status },
-          },
-          quoteOut,
-        ),
-      ),
+    handler: ({ platform, tenant, query }) => ok(listPage(platform, tenant.quotes, 'quotes', query, userAndStatus(query), quoteOut)),
   }),
   define({
     method: 'GET',

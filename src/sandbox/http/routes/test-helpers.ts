@@ -21,12 +21,12 @@ import {
 import type { Scope } from '../../core/world.js';
 import { ApiError, invalid } from '../../core/errors.js';
 import type { ConversionTrigger } from '../../core/machines.js';
-import { apiKeyOut, iso } from '../../core/wire.js';
+import { apiKeyWithSecretOut, iso } from '../../core/wire.js';
 import { type DepositOptions, applyConversion, expireConversion, getConversion, receiveFunds } from '../../core/conversions.js';
 import { getTransaction, payTransaction } from '../../core/transactions.js';
 import { applyKyc, liveUser } from '../../core/users.js';
 import type { FailureReason } from '../../../models/index.js';
-import type { ConversionRec, KeyRec, SandboxEvent, TenantState } from '../../core/state.js';
+import type { ConversionRec, SandboxEvent, TenantState } from '../../core/state.js';
 import { type SettingsKind, type TenantSettings, limitsOut, parseSettings, priceOut, settingsError, timingsOut } from '../../core/settings.js';
 import { decodeIdCursor, encodeCursor, filterFingerprint } from '../cursor.js';
 import { type Fork, MAX_TENANT_DOCUMENT_CHARS, TenantDocumentError, type TenantTransfer } from '../../core/transfer.js';
@@ -154,13 +154,12 @@ export function testHelperRoutes(transfer: TenantTransfer): RouteDef[] {
         if (body.snapshot !== undefined) {
           if (body.capabilities !== undefined) throw invalid('capabilities', 'A fork takes its keys (and their capabilities) from the snapshot; send one or the other');
           const { tenant, keys, key } = forkOf(transfer, body.snapshot);
-          const withSecret = (k: KeyRec) => ({ ...apiKeyOut(k), api_key: k.secret });
-          return created({ tenant_id: tenant.id, api_key: withSecret(key), api_keys: keys.map(withSecret) });
+          return created({ tenant_id: tenant.id, api_key: apiKeyWithSecretOut(key), api_keys: keys.map(apiKeyWithSecretOut) });
         }
         const unknown = (body.capabilities ?? []).findIndex((c) => !platform.knownCapability(c));
         if (unknown >= 0) throw invalid(`capabilities.${unknown}`, 'Unknown capability');
         const { tenant, key } = platform.createTenant(body.capabilities);
-        return created({ tenant_id: tenant.id, api_key: { ...apiKeyOut(key), api_key: key.secret } });
+        return created({ tenant_id: tenant.id, api_key: apiKeyWithSecretOut(key) });
       },
     }),
     define({

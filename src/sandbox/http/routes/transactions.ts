@@ -4,7 +4,7 @@
  */
 import { CreateTransactionBody, ListTransactionsParams } from '../../../models/index.js';
 import { transactionOut } from '../../core/wire.js';
-import { listPage } from '../list.js';
+import { listPage, userAndStatus } from '../list.js';
 import { createTransaction, getTransaction } from '../../core/transactions.js';
 import { IdParams } from './shared.js';
 import { type RouteDef, define, ok, recordReply } from './types.js';
@@ -24,20 +24,7 @@ export const TRANSACTION_ROUTES: RouteDef[] = [
     path: '/v1/transactions',
     capability: 'transactions:read',
     query: ListTransactionsParams,
-    handler: ({ platform, tenant, query }) =>
-      ok(
-        listPage(
-          platform,
-          tenant.transactions,
-          'transactions',
-          query,
-          {
-            user_id: { value: query.user_id, index: 'user_id', test: (t) => t.userId === query.user_id },
-            status: { value: query.status, index: 'status', test: (t) => t.status === query.status },
-          },
-          transactionOut,
-        ),
-      ),
+    handler: ({ platform, tenant, query }) => ok(listPage(platform, tenant.transactions, 'transactions', query, userAndStatus(query), transactionOut)),
   }),
   define({
     method: 'GET',
