@@ -4,7 +4,7 @@
  * stored tenants), so that both answer the same codes and messages.
  * @module
  */
-import { API_KEY_FORMAT, type KeyEnvironment, keyEnvironment } from '../core/api-keys.js';
+import { API_KEY_FORMAT, keyEnvironment } from '../core/api-keys.js';
 
 /** Why an API key is refused before any tenant answers (each a 401). */
 export type ApiKeyRefusalCode = 'authentication_required' | 'invalid_api_key_format' | 'api_key_env_mismatch' | 'authentication_failed';
@@ -53,7 +53,7 @@ export const API_KEY_REFUSALS = Object.freeze({
  * if (typeof key !== 'string') return Response.json({ code: key.code, message: key.message }, { status: key.status });
  * ```
  */
-export function readApiKey(authorization: string | null, environment: KeyEnvironment = 'sandbox'): string | ApiKeyRefusal {
+export function readApiKey(authorization: string | null, environment: 'sandbox' | 'production' = 'sandbox'): string | ApiKeyRefusal {
   if (authorization === null || !authorization.startsWith('Bearer ')) return API_KEY_REFUSALS.required;
   const key = authorization.slice(7);
   if (!API_KEY_FORMAT.test(key)) return API_KEY_REFUSALS.malformed;
