@@ -3,6 +3,7 @@
  * too (readApiKey, API_KEY_REFUSALS), the stages in order with idempotency expiry a stage of its
  * own, and the types that say what each stage established (http/call.ts, http/routes/types.ts).
  */
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { API_KEY_REFUSALS, type ApiKeyRefusal, type Sandbox, createSandbox, readApiKey } from '../../src/sandbox/index.js';
 import { type AppCall, type AuthenticatedCall, type Check, Pipeline, type RoutedCall } from '../../src/sandbox/http/call.js';
@@ -95,6 +96,19 @@ describe('the stages', () => {
     const { sb, tenantId } = await storedThenDue();
     expect((await raw(sb, 'GET', '/v1/api-keys', undefined, { apiKey: TEST_KEY })).status).toBe(401);
     expect(keysOf(sb, tenantId)).toEqual(['stored']);
+  });
+
+  it('wait for a body read in another realm (a vm context, as under jest): a promise of any realm is waited for', async () => {
+    const sb = createSandbox({ now: NOW });
+    const body = JSON.stringify({ external_id: 'realm', name: 'Realm', document_type: 'cpf', document_number: cpf(2) });
+    const headers = { authorization: `Bearer ${sb.apiKey}`, 'content-type': 'application/json', 'idempotency-key': 'realm' };
+    const request = new Request('https://api.sandbox.test/v1/users', { method: 'POST', headers, body });
+    const bytes = await request.clone().arrayBuffer();
+    const foreign = runInNewContext('(bytes) => Promise.resolve(bytes)') as (b: ArrayBuffer) => Promise<ArrayBuffer>;
+    Object.defineProperty(request, 'arrayBuffer', { value: () => foreign(bytes) });
+    const response = await sb.handle(request);
+    expect(response.status).toBe(201);
+    expect(((await response.json()) as { external_id: string }).external_id).toBe('realm');
   });
 
   it('hand a middleware inserted before `route` a call that authentication and expiry have seen', async () => {

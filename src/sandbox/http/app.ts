@@ -165,7 +165,9 @@ export class App {
 
   // Checks run in a loop and leave the stack; only stages that wrap the rest (idempotency,
   // execute, `use` middlewares) stay on it, and an idle plugin stage is skipped. A check hands on
-  // the call it was given, narrowed (the same object), or a promise of it.
+  // the call it was given, narrowed (the same object), or a promise of it: anything else is waited
+  // for (not `instanceof Promise`: a body read by another realm's fetch, as under jest, is a
+  // promise of that realm).
   #from(call: RequestCall, first: number): Promise<Answer> {
     try {
       for (let i = first; ; i++) {
@@ -174,7 +176,7 @@ export class App {
         if (stage.idle?.() === true) continue;
         if (stage.check) {
           const handed = stage.check(call);
-          if (handed instanceof Promise) return handed.then(() => this.#from(call, i + 1));
+          if (handed !== call) return Promise.resolve(handed).then(() => this.#from(call, i + 1));
           continue;
         }
         const next = i + 1;
