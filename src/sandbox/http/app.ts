@@ -6,7 +6,7 @@
 import type { Platform } from '../core/platform.js';
 import type { KeyRec, TenantState } from '../core/state.js';
 import { ApiError } from '../core/errors.js';
-import { type Answer, type AppCall, type HeaderReader, type Incoming, type Middleware, type NamedStage, type RouteInput, type StageInsert, errorAnswer, incomingOf, toResponse } from './call.js';
+import { type Answer, type AppCall, type HeaderReader, type Incoming, type Middleware, type NamedStage, type RouteInput, type RoutedCall, type StageInsert, type ValidatedCall, type AuthenticatedCall, errorAnswer, incomingOf, toResponse } from './call.js';
 import { STAGES } from './stages.js';
 import { RequestLog, idInBody } from './request-log.js';
 import { TrieRouter } from './router.js';
@@ -24,8 +24,9 @@ export interface AppParts {
   requestLogSize?: number;
 }
 
-// One object from arrival to answer: the stages narrow it as they go (call.ts, `establish`), and a
-// middleware's `Call` is the same object. Its fields start empty, in the shape they end in.
+// One object from arrival to answer: the stages narrow it as they go (`authenticated`, `routed`,
+// `validated` set what a stage found and say so to the types), and a middleware's `Call` is the
+// same object. Its fields start empty, in the shape they end in.
 class RequestCall implements AppCall {
   readonly headers: HeaderReader;
   readonly method: string;
@@ -69,6 +70,21 @@ class RequestCall implements AppCall {
 
   match(method: string, path: string): { handler: RouteDef; params: Record<string, string> } | null {
     return this.app.router.match(method, path);
+  }
+
+  authenticated(tenant: TenantState, key: KeyRec, at: number): asserts this is AuthenticatedCall {
+    this.tenant = tenant;
+    this.key = key;
+    this.at = at;
+  }
+
+  routed(route: RouteDef, params: Record<string, string>): asserts this is RoutedCall {
+    this.route = route;
+    this.params = params;
+  }
+
+  validated(input: RouteInput): asserts this is ValidatedCall {
+    this.input = input;
   }
 }
 

@@ -90,17 +90,23 @@ export interface AppCall extends Call {
   readonly key: KeyRec | null;
   /** Finds the route of a method and path. */
   match(method: string, path: string): { handler: RouteDef; params: Record<string, string> } | null;
+  /** Sets what `authenticate` found (`at`: the tenant's clock): from here on the call is an {@link AuthenticatedCall}. */
+  authenticated(tenant: TenantState, key: KeyRec, at: number): asserts this is AuthenticatedCall;
 }
 
 /** A call `authenticate` let through: its tenant and key are known, `at` is the tenant's clock. */
 export interface AuthenticatedCall extends AppCall {
   readonly tenant: TenantState;
   readonly key: KeyRec;
+  /** Sets what `route` found: from here on the call is a {@link RoutedCall}. */
+  routed(route: RouteDef, params: Record<string, string>): asserts this is RoutedCall;
 }
 
 /** A call `route` matched: its route, its path parameters, and (for a mutation) its body text. */
 export interface RoutedCall extends AuthenticatedCall {
   readonly route: RouteDef;
+  /** Sets what `validate` parsed: from here on the call is a {@link ValidatedCall}. */
+  validated(input: RouteInput): asserts this is ValidatedCall;
 }
 
 /** Params, query and body as a route's schemas parsed them. */
@@ -115,20 +121,14 @@ export interface ValidatedCall extends RoutedCall {
   readonly input: RouteInput;
 }
 
-/**
- * The call with what a stage established set on it: the same object (a middleware's `Call` and
- * the app's stay one), typed with what it now holds.
- */
-export function establish<C extends AppCall, F extends object>(call: C, fields: F): C & F {
-  return Object.assign(call, fields);
-}
-
 /** A stage of the app that wraps the rest (a public {@link Middleware} is one). */
 export type Stage<C extends AppCall = AppCall> = (call: C, next: () => Promise<Answer>) => Promise<Answer>;
 
 /**
  * A check of the app: it throws to refuse, or hands the later stages the call (maybe after a
- * promise), narrowed to `Out` when it established something ({@link establish}). It never wraps.
+ * promise), narrowed to `Out` when it established something (`call.authenticated(...)`,
+ * `routed`, `validated`: the same object, so a middleware's `Call` and the app's stay one). It
+ * never wraps.
  */
 export type Check<In extends AppCall, Out extends In = In> = (call: In) => Out | Promise<Out>;
 

@@ -12,7 +12,7 @@
 import { parseRequest } from '../../models/index.js';
 import { ApiError } from '../core/errors.js';
 import { readApiKey, API_KEY_REFUSALS, type ApiKeyRefusal } from './authentication.js';
-import { type Answer, type AppCall, type AuthenticatedCall, type Check, type NamedStage, Pipeline, type RoutedCall, type Stage, type ValidatedCall, establish, isMutation } from './call.js';
+import { type Answer, type AppCall, type AuthenticatedCall, type Check, type NamedStage, Pipeline, type RoutedCall, type Stage, type ValidatedCall, isMutation } from './call.js';
 import { expireIdempotency, idempotency, noteCompact } from './idempotency.js';
 import { parseJsonBody } from './json-body.js';
 import type { Reply, RouteDef } from './routes/types.js';
@@ -24,7 +24,7 @@ function refused(refusal: ApiKeyRefusal): ApiError {
   return new ApiError(refusal.code, refusal.message);
 }
 
-const authenticate: Check<AppCall, AuthenticatedCall> = (call) => {
+const authenticate: Check<AppCall, AuthenticatedCall> = (call: AppCall) => {
   const { platform } = call;
   const token = readApiKey(call.headers.get('authorization'), platform.settings.environment);
   if (typeof token !== 'string') throw refused(token);
@@ -34,7 +34,8 @@ const authenticate: Check<AppCall, AuthenticatedCall> = (call) => {
   if (!tenant) throw refused(API_KEY_REFUSALS.unknown);
   // Timers that fell due as real time passed fire now, before the request sees the state.
   tenant.clock.runDue();
-  return establish(call, { key, tenant, at: tenant.clock.nowMs() });
+  call.authenticated(tenant, key, tenant.clock.nowMs());
+  return call;
 };
 
 function withBody(call: RoutedCall, text: string): RoutedCall {
@@ -53,14 +54,15 @@ function helpersOnlyInSandbox(call: AppCall): string {
   return helper && call.platform.settings.environment === 'production' ? ': the test helpers exist only in the sandbox (sk_test_ keys), not in production' : '';
 }
 
-const route: Check<AuthenticatedCall, RoutedCall> = (call) => {
+const route: Check<AuthenticatedCall, RoutedCall> = (call: AuthenticatedCall) => {
   const match = call.match(call.method, call.path);
   if (!match) throw new ApiError('not_found', `No route for ${call.method} ${call.path}${helpersOnlyInSandbox(call)}.`);
-  const routed = establish(call, { route: match.handler, params: match.params });
-  if (!isMutation(call.method)) return routed;
+  call.routed(match.handler, match.params);
+  if (!isMutation(call.method)) return call;
   const { incoming } = call;
   // A body already held as a string (sandbox.fetch) is used without waiting a turn.
-  if (incoming.body !== undefined) return withBody(routed, incoming.body);
+  if (incoming.body !== undefined) return withBody(call, incoming.body);
+  const routed: RoutedCall = call;
   return incoming.text().then((text) => withBody(routed, text));
 };
 
@@ -106,7 +108,7 @@ function validate(schema: RouteDef['body'], value: unknown, prefix: string): unk
   throw new ApiError('validation_error', 'The request is invalid.', { issues });
 }
 
-const validateInput: Check<RoutedCall, ValidatedCall> = (call) => {
+const validateInput: Check<RoutedCall, ValidatedCall> = (call: RoutedCall) => {
   const { route: routeDef } = call;
   let body: unknown = {};
   if (isMutation(call.method) && call.bodyText.trim() !== '') {
@@ -123,7 +125,8 @@ const validateInput: Check<RoutedCall, ValidatedCall> = (call) => {
   const parsedQuery = validate(routeDef.query, query, '');
   routeDef.precheck?.(body);
   const parsedBody = validate(routeDef.body, body, '');
-  return establish(call, { input: { params, query: parsedQuery, body: parsedBody } });
+  call.validated({ params, query: parsedQuery, body: parsedBody });
+  return call;
 };
 
 function answerOf(reply: Reply): Answer {
