@@ -5,6 +5,7 @@ const entry = {
   index: 'src/index.ts',
   models: 'src/models/public.ts',
   webhooks: 'src/webhooks/index.ts',
+  'webhooks-receiver': 'src/webhooks/receiver/index.ts',
   sandbox: 'src/sandbox/index.ts',
   'sandbox-msw': 'src/sandbox/msw.ts',
   pix: 'src/pix/index.ts',

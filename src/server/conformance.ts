@@ -9,7 +9,8 @@
 import { writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
-import { recordingFetch, runConformanceCommand, type ReceivedWebhook } from '../parity/index.js';
+import { runConformanceCommand } from '../parity/command.js';
+import { recordingFetch, type ReceivedWebhook } from '../parity/index.js';
 import { prose, wrap } from './help.js';
 
 /** `conformance --help`, unwrapped (each option on one line); {@link conformanceHelp} wraps it. */
