@@ -9,7 +9,7 @@
 // The verdict compares the last two (the same load from A; only the pattern differs).
 // Also: one match of the worst pattern against that path, in microseconds.
 // Run: npx tsx bench/neighbours.ts
-import { startServer } from '../src/server/main.js';
+import { startServer } from '../src/server/http/start.js';
 import { PathPattern } from '../src/sandbox/http/path.js';
 
 const ROUNDS = 4;

@@ -9,7 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { PixUsdt as Client } from '../src/index.js';
 import type { Sandbox } from '../src/sandbox/index.js';
-import { createListener } from '../src/server/adapter.js';
+import { createListener } from '../src/server/http/listener.js';
 import { bareFetchGet } from './client.js';
 import { compare } from './measure.js';
 import { client as built, sandbox as builtSandbox } from './package.js';

@@ -28,7 +28,7 @@ import { Inspection, requestOut } from './inspector/inspection.js';
 import type { SandboxInspector } from './inspector/types.js';
 import type { Persistence, StoredParts } from './stored.js';
 
-// The one validation of price, limits and timings, for the serve flags (src/server/settings.ts).
+// The one validation of price, limits and timings, for the serve flags (src/server/commands/serve-settings.ts).
 export { parseSettings } from './core/settings.js';
 
 function toMs(value: Date | string | number): number {
@@ -268,7 +268,7 @@ export class SandboxImpl implements Sandbox {
     return this.#app.handle(request);
   }
 
-  /** `handle` without the web `Request` and `Response`: the Node server's path (src/server/adapter.ts). */
+  /** `handle` without the web `Request` and `Response`: the Node server's path (src/server/http/listener.ts). */
   dispatch(incoming: Incoming): Promise<Answer> {
     if (this.#platform.closed) return Promise.reject(new SandboxClosedError('handle'));
     return this.#app.dispatch(incoming);

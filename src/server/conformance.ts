@@ -10,7 +10,7 @@ import { writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
 import { recordingFetch, runConformanceCommand, type ReceivedWebhook } from '../parity/index.js';
-import { prose, wrap } from './help.js';
+import { prose, wrap } from './cli/help.js';
 
 /** `conformance --help`, unwrapped (each option on one line); {@link conformanceHelp} wraps it. */
 export const CONFORMANCE_HELP = `Usage: pix-usdt-sandbox conformance --base-url URL --api-key KEY [options]

@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PixUsdt } from '../../src/index.js';
-import { type RunningServer, startServer } from '../../src/server/main.js';
+import { type RunningServer, startServer } from '../../src/server/http/start.js';
 import { launchChromium } from '../support/browser.js';
 import { WALLET, cpf } from '../sandbox/raw.js';
 

@@ -6,7 +6,7 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from '../../src/server/main.js';
+import { type RunningServer, startServer } from '../../src/server/http/start.js';
 import { type Operation, type Parameter, type Schema, doc, operations, resolve, valid } from './openapi-values.js';
 import { runPositive } from './openapi-positive.js';
 

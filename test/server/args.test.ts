@@ -2,7 +2,7 @@
  * Command-line parsing, without a process: every usage error and the normalized options.
  */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_HOST, DEFAULT_PORT, UsageError, isLoopback, parseCommand } from '../../src/server/args.js';
+import { DEFAULT_HOST, DEFAULT_PORT, UsageError, isLoopback, parseCommand } from '../../src/server/cli/program.js';
 
 function usageError(args: string[]): string {
   try {

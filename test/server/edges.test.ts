@@ -7,7 +7,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSandbox } from '../../src/sandbox/index.js';
-import { type RunningServer, type ServerOptions, startServer } from '../../src/server/main.js';
+import { type RunningServer, type ServerOptions, startServer } from '../../src/server/http/start.js';
 import { CPF } from './helpers.js';
 
 const running: RunningServer[] = [];

@@ -5,9 +5,9 @@
  * conformanceHelp take the width.
  */
 import { describe, expect, it } from 'vitest';
-import { parseCommand } from '../../src/server/args.js';
+import { parseCommand } from '../../src/server/cli/program.js';
 import { conformanceHelp } from '../../src/server/conformance.js';
-import { prose, terminalWidth, wrap } from '../../src/server/help.js';
+import { prose, terminalWidth, wrap } from '../../src/server/cli/help.js';
 
 const COMMANDS = [[], ['serve'], ['listen'], ['trigger'], ['logs'], ['logs', 'tail'], ['resend'], ['conformance']];
 

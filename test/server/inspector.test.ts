@@ -2,8 +2,8 @@
 // address on RunningServer (and the start line), and the API beside it unchanged.
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isLoopback, isLoopbackHost } from '../../src/server/inspector.js';
-import { type RunningServer, startServer } from '../../src/server/main.js';
+import { isLoopback, isLoopbackHost } from '../../src/server/http/inspector.js';
+import { type RunningServer, startServer } from '../../src/server/http/start.js';
 
 let server: RunningServer;
 

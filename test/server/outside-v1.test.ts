@@ -8,7 +8,7 @@
  */
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from '../../src/server/main.js';
+import { type RunningServer, startServer } from '../../src/server/http/start.js';
 
 let server: RunningServer;
 

@@ -4,8 +4,8 @@
  * without a process, then applied by a server started in process.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { UsageError, parseCommand } from '../../src/server/args.js';
-import { type RunningServer, startServer } from '../../src/server/main.js';
+import { UsageError, parseCommand } from '../../src/server/cli/program.js';
+import { type RunningServer, startServer } from '../../src/server/http/start.js';
 import type { ServeOptions } from '../../src/server/commands/serve.js';
 
 const running: RunningServer[] = [];

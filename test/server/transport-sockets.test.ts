@@ -11,8 +11,8 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PixUsdt } from '../../src/index.js';
 import { createSandbox, isSandboxClosedError } from '../../src/sandbox/index.js';
-import { startServer } from '../../src/server/main.js';
-import { createHttpsTransport } from '../../src/server/transport.js';
+import { startServer } from '../../src/server/http/start.js';
+import { createHttpsTransport } from '../../src/server/egress/transport.js';
 import { cpf } from '../support/fixtures.js';
 
 const servers: http.Server[] = [];

@@ -4,10 +4,10 @@
  */
 import type { Command } from 'commander';
 import { EVENT_TYPES } from '../../models/index.js';
-import { UsageError, parseHttpUrl } from '../usage.js';
+import { UsageError, parseHttpUrl } from './usage.js';
 import { type Connection, parseConnection, withConnection } from './connection.js';
 import type { CommandSpec } from './spec.js';
-import { prose } from '../help.js';
+import { prose } from '../cli/help.js';
 
 /** Options of `listen`. */
 export interface ListenOptions extends Connection {

@@ -3,10 +3,10 @@
  * @module
  */
 import type { Command } from 'commander';
-import { UsageError } from '../usage.js';
+import { UsageError } from './usage.js';
 import { type Connection, parseConnection, withConnection } from './connection.js';
 import type { CommandSpec } from './spec.js';
-import { prose } from '../help.js';
+import { prose } from '../cli/help.js';
 
 /** Options of `logs tail`. */
 export interface LogsTailOptions extends Connection {

@@ -3,10 +3,10 @@
  * @module
  */
 import type { Command } from 'commander';
-import { UsageError } from '../usage.js';
+import { UsageError } from './usage.js';
 import { type Connection, parseConnection, withConnection } from './connection.js';
 import type { CommandSpec } from './spec.js';
-import { prose } from '../help.js';
+import { prose } from '../cli/help.js';
 
 /** Options of `resend`: one delivery, or every failed one. */
 export type ResendOptions = Connection & ({ failed: true } | { failed: false; deliveryId: string });

@@ -3,13 +3,13 @@
  * @module
  */
 import { type Command, Option } from 'commander';
-import { parseCorsOrigin } from '../cors.js';
-import { parseAllowEntry } from '../destinations.js';
-import { type SandboxSettingFlags, SETTING_FLAGS, parseSettingFlags } from '../settings.js';
-import { RETENTION_FLAGS, type RetentionFlags, parseRetentionFlags } from '../retention.js';
-import { DEFAULT_HOST, DEFAULT_PORT, UsageError, isLoopback, parseHost, parsePort, parseSeed } from '../usage.js';
+import { parseCorsOrigin } from '../http/cors.js';
+import { parseAllowEntry } from '../egress/destinations.js';
+import { type SandboxSettingFlags, SETTING_FLAGS, parseSettingFlags } from './serve-settings.js';
+import { RETENTION_FLAGS, type RetentionFlags, parseRetentionFlags } from './serve-retention.js';
+import { DEFAULT_HOST, DEFAULT_PORT, UsageError, isLoopback, parseHost, parsePort, parseSeed } from './usage.js';
 import type { CommandSpec } from './spec.js';
-import { prose } from '../help.js';
+import { prose } from '../cli/help.js';
 
 /** Options of `pix-usdt-sandbox serve`, after defaults and validation. */
 export interface ServeOptions {

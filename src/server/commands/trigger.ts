@@ -6,10 +6,10 @@
  */
 import type { Command } from 'commander';
 import { ScenarioError, TRIGGERS, isTriggerName, resolveTrigger, type Direction, type TriggerName, type TriggerScenario } from '../../testing/index.js';
-import { UsageError, oneOf, parseAmount } from '../usage.js';
+import { UsageError, oneOf, parseAmount } from './usage.js';
 import { type Connection, parseConnection, withConnection } from './connection.js';
 import type { CommandSpec } from './spec.js';
-import { prose } from '../help.js';
+import { prose } from '../cli/help.js';
 
 /** A scenario name. */
 export type ScenarioName = TriggerName;

@@ -4,7 +4,7 @@
  */
 import type { ConformanceOptions } from '../commands/conformance.js';
 import { conformanceMain } from '../conformance.js';
-import { terminalWidth } from '../help.js';
+import { terminalWidth } from '../cli/help.js';
 import type { Io } from './io.js';
 
 /** Runs `conformance` with its own argument words. */

@@ -9,7 +9,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { PixUsdt, WebhookEndpointWithSecret } from '../../index.js';
 import type { ListenOptions } from '../commands/listen.js';
-import { generateSelfSigned } from '../tls.js';
+import { generateSelfSigned } from '../http/tls.js';
 import { EXIT, type Io, clientOf, fail, print, untilSignal } from './io.js';
 
 const MAX_BODY_BYTES = 1_000_000;

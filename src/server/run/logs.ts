@@ -3,7 +3,7 @@
  * @module
  */
 import { type LogsTailOptions, statusMatches } from '../commands/logs.js';
-import { LOG_STREAM_PATH, type LoggedRequest } from '../request-log.js';
+import { LOG_STREAM_PATH, type LoggedRequest } from '../http/log-feed.js';
 import { EXIT, type Io, print, untilSignal } from './io.js';
 
 function line(entry: LoggedRequest): string {

@@ -5,7 +5,7 @@
  */
 import { fstatSync } from 'node:fs';
 import type { ServeOptions } from '../commands/serve.js';
-import { type ReadyLine, type RunningServer, startServer } from '../main.js';
+import { type ReadyLine, type RunningServer, startServer } from '../http/start.js';
 import { EXIT, type Io } from './io.js';
 import { processAlive } from '../process.js';
 import { MissingDependencyError } from '../data/driver.js';

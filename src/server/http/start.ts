@@ -6,16 +6,16 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { DEFAULT_DELIVERY_CONCURRENCY, type Sandbox, type SandboxOptions } from '../sandbox/index.js';
-import { SandboxImpl } from '../sandbox/sandbox.js';
+import { DEFAULT_DELIVERY_CONCURRENCY, type Sandbox, type SandboxOptions } from '../../sandbox/index.js';
+import { SandboxImpl } from '../../sandbox/sandbox.js';
 import { INSPECTOR_PATH, isInspectorPath, serveInspector } from './inspector.js';
-import { type RequestLogEntry, createClientErrorHandler, createConnectHandler, createListener, writeEnvelope } from './adapter.js';
-import type { ServeOptions } from './commands/serve.js';
+import { type RequestLogEntry, createClientErrorHandler, createConnectHandler, createListener, writeEnvelope } from './listener.js';
+import type { ServeOptions } from '../commands/serve.js';
 import { CorsPolicy } from './cors.js';
-import { type DataStore, openDataStore } from './data/store.js';
-import { LOG_STREAM_PATH, type LogReader, RequestLog } from './request-log.js';
+import { type DataStore, openDataStore } from '../data/store.js';
+import { LOG_STREAM_PATH, type LogReader, RequestLog } from './log-feed.js';
 import { type TlsMaterial, generateSelfSigned, readTlsFiles } from './tls.js';
-import { createHttpsTransport } from './transport.js';
+import { createHttpsTransport } from '../egress/transport.js';
 
 /** A running server. */
 export interface RunningServer {

@@ -8,8 +8,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
-import type { Sandbox } from '../sandbox/index.js';
-import { writeEnvelope } from './adapter.js';
+import type { Sandbox } from '../../sandbox/index.js';
+import { writeEnvelope } from './listener.js';
 
 /** The path the server serves the inspector under. */
 export const INSPECTOR_PATH = '/_inspector/';

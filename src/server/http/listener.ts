@@ -10,11 +10,11 @@ import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, STATUS_CODES, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { TENANTS_MAX_BODY } from '../sandbox/http/routes/test-helpers.js';
-import { type Answer, type Incoming, envelopeAnswer, incomingOfParts } from '../sandbox/http/call.js';
+import { TENANTS_MAX_BODY } from '../../sandbox/http/routes/test-helpers.js';
+import { type Answer, type Incoming, envelopeAnswer, incomingOfParts } from '../../sandbox/http/call.js';
 import { CorsPolicy, isPreflight } from './cors.js';
-import { FAULT_PLAN_HEADER } from '../sandbox/plugins/faults/injector.js';
-import { NETWORK_FAULT_HEADER, isNetworkFault } from '../sandbox/plugins/faults/marker.js';
+import { FAULT_PLAN_HEADER } from '../../sandbox/plugins/faults/injector.js';
+import { NETWORK_FAULT_HEADER, isNetworkFault } from '../../sandbox/plugins/faults/marker.js';
 
 /** One line of the request log. Never holds a key, a header or a query string. */
 export interface RequestLogEntry {

@@ -7,7 +7,7 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { newRequestId, writeEnvelope } from './adapter.js';
+import { newRequestId, writeEnvelope } from './listener.js';
 
 /** One answered request, as `logs tail` prints it. */
 export interface LoggedRequest {

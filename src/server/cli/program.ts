@@ -5,14 +5,14 @@
  * @module
  */
 import { Command as Program, CommanderError } from 'commander';
-import { version } from '../../package.json';
-import { COMMANDS, type Plan } from './commands/index.js';
+import { version } from '../../../package.json';
+import { COMMANDS, type Plan } from '../commands/index.js';
 import { prose, wrap } from './help.js';
-import { UsageError } from './usage.js';
+import { UsageError } from '../commands/usage.js';
 
-export { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_URL, UsageError, isLoopback } from './usage.js';
-export type { ServeOptions } from './commands/index.js';
-export type { Plan } from './commands/index.js';
+export { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_URL, UsageError, isLoopback } from '../commands/usage.js';
+export type { ServeOptions } from '../commands/index.js';
+export type { Plan } from '../commands/index.js';
 
 /** What the command line asks for. */
 export type Command = { kind: 'help'; text: string } | { kind: 'version' } | Plan;

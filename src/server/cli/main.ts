@@ -6,11 +6,11 @@
  * start), 2 usage error, 3 server unreachable, 4 API key refused.
  * @module
  */
-import { version } from '../../package.json';
-import { UsageError, parseCommand } from './args.js';
+import { version } from '../../../package.json';
+import { UsageError, parseCommand } from './program.js';
 import { terminalWidth } from './help.js';
-import { EXIT, processIo } from './run/io.js';
-import { run } from './run/index.js';
+import { EXIT, processIo } from '../run/io.js';
+import { run } from '../run/index.js';
 
 // A reader that went away (a closed pipe) must not turn into an uncaught EPIPE.
 process.stdout.on('error', () => undefined);

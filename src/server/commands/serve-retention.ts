@@ -5,7 +5,7 @@
  * keys, endpoints) are kept for the life of the server; docs/server-and-msw.md, "What it keeps".
  * @module
  */
-import type { SandboxOptions } from '../sandbox/index.js';
+import type { SandboxOptions } from '../../sandbox/index.js';
 
 /** What the flags set, as `createSandbox` options. */
 export type RetentionFlags = Pick<SandboxOptions, 'eventLogSize' | 'deliveryLogSize' | 'requestLogSize' | 'idempotencyTtlSeconds'>;
