@@ -26,7 +26,7 @@ function quantile(sorted: number[], q: number): number {
 
 export async function run(): Promise<{ pattern: number; matchMicros: number; phases: Array<{ phase: Phase; p50: number; p99: number; aRequests: number }> }> {
   if (WORST.length > 500) throw new Error(`the worst pattern is ${WORST.length} characters; a plan allows 500`);
-  const server = await startServer({ port: 0, host: '127.0.0.1', https: false, cert: undefined, key: undefined, seed: 21, environment: 'sandbox', insecureWebhooks: false }, () => undefined);
+  const server = await startServer({ port: 0, host: '127.0.0.1', sandbox: { seed: 21 } }, () => undefined);
   try {
     const call = async (key: string, method: string, path: string, body?: unknown): Promise<Response> =>
       fetch(`${server.url}${path}`, {

@@ -35,7 +35,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
   server = await startServer(
-    { port: 0, host: '127.0.0.1', https: false, cert: undefined, key: undefined, seed: 7, environment: 'sandbox', insecureWebhooks: false },
+    { port: 0, host: '127.0.0.1', sandbox: { seed: 7 } },
     () => undefined,
   );
   browser = await launchChromium();

@@ -70,7 +70,7 @@ async function call(method: string, path: string, body?: unknown, key = server.s
 
 beforeAll(async () => {
   server = await startServer(
-    { port: 0, host: '127.0.0.1', https: false, cert: undefined, key: undefined, seed: 17, environment: 'sandbox', insecureWebhooks: false },
+    { port: 0, host: '127.0.0.1', sandbox: { seed: 17 } },
     () => undefined,
   );
   // Real ids, so that generated requests reach the handlers and not only the 404s.

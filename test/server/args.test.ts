@@ -2,7 +2,8 @@
  * Command-line parsing, without a process: every usage error and the normalized options.
  */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_HOST, DEFAULT_PORT, UsageError, isLoopback, parseCommand } from '../../src/server/cli/program.js';
+import { isLoopbackHost } from '../../src/client/options.js';
+import { DEFAULT_HOST, DEFAULT_PORT, UsageError, parseCommand } from '../../src/server/cli/program.js';
 
 function usageError(args: string[]): string {
   try {
@@ -15,10 +16,10 @@ function usageError(args: string[]): string {
 }
 
 describe('parseCommand', () => {
-  it('serve with no flag: the defaults', () => {
+  it("serve with no flag: the defaults, as the server's options (the sandbox's among them)", () => {
     expect(parseCommand(['serve'])).toEqual({
       kind: 'serve',
-      options: { port: DEFAULT_PORT, host: DEFAULT_HOST, https: false, cert: undefined, key: undefined, seed: undefined, environment: 'sandbox', insecureWebhooks: false, webhookAllow: [], corsOrigins: [], sharedPlatformLimits: false },
+      options: { port: DEFAULT_PORT, host: DEFAULT_HOST, sandbox: { environment: 'sandbox' }, webhooks: { insecure: false, allow: [] }, corsOrigins: [] },
     });
   });
 
@@ -26,8 +27,21 @@ describe('parseCommand', () => {
     const command = parseCommand(['serve', '--port', '0', '--host', '0.0.0.0', '--https', '--cert', 'c.pem', '--key', 'k.pem', '--seed=-12', '--environment', 'production', '--insecure-webhooks', '--webhook-allow', '10.0.0.0/8', '--webhook-allow=hooks.internal', '--cors-origin', 'https://App.Example:443', '--cors-origin=*', '--shared-platform-limits', '--data', './sandbox-data']);
     expect(command).toEqual({
       kind: 'serve',
-      options: { port: 0, host: '0.0.0.0', https: true, cert: 'c.pem', key: 'k.pem', seed: -12, environment: 'production', insecureWebhooks: true, webhookAllow: ['10.0.0.0/8', 'hooks.internal'], corsOrigins: ['https://app.example', '*'], sharedPlatformLimits: true, data: './sandbox-data' },
+      options: {
+        port: 0,
+        host: '0.0.0.0',
+        tls: { certFile: 'c.pem', keyFile: 'k.pem' },
+        sandbox: { environment: 'production', seed: -12, limits: { platformScope: 'shared' } },
+        webhooks: { insecure: true, allow: ['10.0.0.0/8', 'hooks.internal'] },
+        corsOrigins: ['https://app.example', '*'],
+        data: './sandbox-data',
+      },
     });
+  });
+
+  it('--https without --cert/--key: a certificate generated for the session', () => {
+    const command = parseCommand(['serve', '--https', '--host', '0.0.0.0']);
+    expect(command.kind === 'serve' && command.options.tls).toBe('self-signed');
   });
 
   it('--port=N and bracketed IPv6 hosts', () => {
@@ -75,7 +89,7 @@ describe('parseCommand', () => {
   });
 });
 
-describe('isLoopback', () => {
+describe('isLoopbackHost (the one loopback rule: --host, the inspector, CORS, webhooks, the client)', () => {
   it.each([
     ['127.0.0.1', true],
     ['127.255.255.254', true],
@@ -87,7 +101,13 @@ describe('isLoopback', () => {
     ['0.0.0.0', false],
     ['::', false],
     ['localhost.evil.com', false],
+    ['::ffff:127.0.0.1', true],
+    ['[::FFFF:127.0.0.1]', true],
+    ['::ffff:10.0.0.1', false],
+    ['127.0.0.256', false],
+    ['127.0.0.1.nip.io', false],
+    ['localhost:4010', false],
   ])('%s -> %s', (host, expected) => {
-    expect(isLoopback(host)).toBe(expected);
+    expect(isLoopbackHost(host)).toBe(expected);
   });
 });

@@ -41,12 +41,6 @@ async function start(extra: Partial<ServerOptions> = {}): Promise<RunningServer>
   const options: ServerOptions = {
     port: 0,
     host: '127.0.0.1',
-    https: false,
-    cert: undefined,
-    key: undefined,
-    seed: undefined,
-    environment: 'sandbox',
-    insecureWebhooks: false,
     ...extra,
   };
   const server = await startServer(options, () => undefined);

@@ -24,12 +24,7 @@ async function start(extra: Partial<ServerOptions> = {}): Promise<{ server: Runn
   const options: ServerOptions = {
     port: 0,
     host: '127.0.0.1',
-    https: false,
-    cert: undefined,
-    key: undefined,
-    seed: 7,
-    environment: 'sandbox',
-    insecureWebhooks: false,
+    sandbox: { seed: 7 },
     ...extra,
   };
   const server = await startServer(options, (line) => logs.push(line));

@@ -141,7 +141,7 @@ describe('the server’s stop', () => {
     const held: http.ServerResponse[] = [];
     const url = await receiver(counts, new Connections(), 1_000, held);
     const server = await startServer(
-      { port: 0, host: '127.0.0.1', https: false, cert: undefined, key: undefined, seed: 21, environment: 'sandbox', insecureWebhooks: false },
+      { port: 0, host: '127.0.0.1', sandbox: { seed: 21 } },
       () => undefined,
     );
     const call = (method: string, path: string, body: unknown): Promise<Response> =>

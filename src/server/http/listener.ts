@@ -1,59 +1,42 @@
 /**
- * The Node adapter: `IncomingMessage` -> web `Request` -> `sandbox.handle` -> `ServerResponse`.
- * The engine stays `fetch`-shaped; everything Node-specific happens here. The listener never
- * throws: a malformed or oversized request gets the engine's error envelope, and so does what
- * Node's HTTP parser refuses before any request exists ({@link createClientErrorHandler}).
- * CORS preflights are answered here, without authentication.
+ * The Node listener: `IncomingMessage` -> the sandbox's `dispatch` -> `ServerResponse`, with no
+ * web `Request`, `Response` or stream on the way (the server's throughput is a tracked figure:
+ * bench/server.ts, docs/performance.md). One answer path, as in hono's node-server: every request
+ * ends in one {@link Answer}, the sandbox's or the listener's own (a CORS preflight, a request it
+ * refuses, an error), written by one function ({@link writeAnswer}) and recorded once in the
+ * sandbox's request log: the sandbox records what it answers, {@link recordOwn} what the server
+ * answers itself, before any tenant is known. The listener never throws: a malformed or oversized
+ * request gets the API's error envelope, and so does what Node's HTTP parser refuses before any
+ * request exists ({@link createClientErrorHandler}).
  * @module
  */
-import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, STATUS_CODES, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { type Answer, type ErrorEnvelope, type Incoming, envelopeAnswer, incomingOfParts } from '../../sandbox/http/call.js';
+import { newRequestId } from '../../sandbox/http/request-id.js';
+import { type Arrival, type RequestLog, logPath } from '../../sandbox/http/request-log.js';
 import { TENANTS_MAX_BODY } from '../../sandbox/http/routes/test-helpers.js';
-import { type Answer, type Incoming, envelopeAnswer, incomingOfParts } from '../../sandbox/http/call.js';
+import { MAX_BODY } from '../../sandbox/http/stages.js';
+import { NETWORK_FAULT_HEADER } from '../../sandbox/plugins/faults/marker.js';
 import { CorsPolicy, isPreflight } from './cors.js';
-import { FAULT_PLAN_HEADER } from '../../sandbox/plugins/faults/injector.js';
-import { NETWORK_FAULT_HEADER, isNetworkFault } from '../../sandbox/plugins/faults/marker.js';
 
-/** One line of the request log. Never holds a key, a header or a query string. */
-export interface RequestLogEntry {
-  method: string;
-  path: string;
-  status: number;
-  ms: number;
-  requestId: string;
-  /** The answer was an idempotent replay. */
-  replayed: boolean;
-  /** The injected fault plan that answered, or `null`. */
-  fault: string | null;
-  /** The tenant of the live API key the request carried, or `null` (no key, an unknown or revoked one). */
-  tenantId: string | null;
+/** What the listener serves: a sandbox's `dispatch` and its request log. */
+export interface Dispatcher {
+  dispatch(incoming: Incoming, arrival: Arrival): Promise<Answer>;
+  readonly requests: RequestLog;
 }
 
 /** Options of {@link createListener}. */
 export interface ListenerOptions {
-  /** `http://127.0.0.1:4010`: the origin of the URLs handed to the engine. */
+  /** `http://127.0.0.1:4010`: the origin of the URLs handed to the sandbox. */
   origin: string;
-  /** Called once per answered request. */
-  log: (entry: RequestLogEntry) => void;
   /** True once the server is shutting down: answers then close their connection. */
   closing?: () => boolean;
-  /** Largest accepted body in bytes (default 1,000,000, as the engine). */
-  maxBodyBytes?: number;
   /** Which browser origins may call the server (default: loopback origins only). */
   cors?: CorsPolicy;
-  /** The tenant of a request's `Authorization` header, read before the request runs (a rotation revokes the key it came with). */
-  tenantOf?: (authorization: string | undefined) => string | null;
 }
 
-/** Anything with the engine's core method; `dispatch` (a sandbox has it) spares the web `Request` and `Response`. */
-export interface Handler {
-  handle(request: Request): Promise<Response>;
-  dispatch?(incoming: Incoming): Promise<Answer>;
-}
-
-const MAX_BODY_BYTES = 1_000_000;
 /**
  * After refusing a body as too large, the rest of the upload is read and dropped for at most this
  * long and this much before the connection closes: closing on unread data makes the kernel send
@@ -66,51 +49,48 @@ const TENANTS_PATH = '/v1/test_helpers/tenants';
 /** The body of a fork: the largest tenant document, in bytes (twice its characters: names and messages are mostly ASCII). */
 const SNAPSHOT_BODY_BYTES = TENANTS_MAX_BODY * 2;
 const NO_BODY = new Set(['GET', 'HEAD']);
-// Methods `new Request` refuses. The engine sees a stand-in no route declares, so they get the
+// Methods a web `Request` refuses. The sandbox sees a stand-in no route declares, so they get the
 // answer of any undeclared method (401 without a valid key, else 404 not_found), not a 400.
 const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
 const STAND_IN_METHOD = 'UNDECLARED-METHOD';
+// RFC 9110 header names and values (what `Headers` accepts); Node's parser has already refused most else.
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
-/** A fresh `req_...` id for an answer the engine does not give (adapter refusals, paths outside `/v1`). */
-export const newRequestId = (): string => `req_${randomUUID().replaceAll('-', '')}`;
-
-/**
- * Writes an error answer in the API's envelope (`code`, `message`, `request_id`, and the same id
- * in `x-request-id`) straight to a Node response: for the server's own paths outside the engine
- * (the request log feed, the inspector's gate) and for what fails before an answer exists.
- */
-export function writeEnvelope(res: ServerResponse, error: { status: number; code: string; message: string; details?: Record<string, unknown> }, headers: Record<string, string> = {}): void {
+/** An answer of the server's own: the envelope with a fresh request id (also in `x-request-id`). */
+export function ownAnswer(error: ErrorEnvelope): Answer {
   const requestId = newRequestId();
-  const answer = envelopeAnswer({ ...error, headers: { 'x-request-id': requestId, ...headers } }, requestId);
-  const body = answer.body as string;
-  res.writeHead(answer.status, { ...answer.headers, 'content-length': String(Buffer.byteLength(body)) });
-  res.end(body);
+  return envelopeAnswer({ ...error, headers: { ...error.headers, 'x-request-id': requestId } }, requestId);
 }
 
-/** A client mistake the adapter answers itself, in the engine's envelope. */
-class AdapterError extends Error {
+/** A client mistake the listener answers itself. */
+class Refusal extends Error {
+  /** The connection cannot be reused (the body was not read to its end). */
   close = false;
-  /** The request's body was not read to its end: drain it (bounded) after answering. */
+  /** The body was not read to its end: drain it (bounded) after answering. */
   linger = false;
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly details?: Record<string, unknown>,
-  ) {
-    super(message);
+  constructor(readonly envelope: ErrorEnvelope) {
+    super(envelope.message);
   }
 }
 
-function tooLarge(limit: number): AdapterError {
-  const error = new AdapterError(400, 'validation_error', 'The request body is too large.', {
-    issues: [{ path: '', message: `At most ${limit} bytes` }],
-  });
+function refusal(message: string): Refusal {
+  return new Refusal({ status: 400, code: 'validation_error', message });
+}
+
+function tooLarge(limit: number): Refusal {
+  const error = new Refusal({ status: 400, code: 'validation_error', message: 'The request body is too large.', details: { issues: [{ path: '', message: `At most ${limit} bytes` }] } });
   // The rest of the body is not read: the connection cannot be reused, and it is drained
   // (bounded) after the answer so that the client reads the answer rather than a reset.
   error.close = true;
   error.linger = true;
   return error;
+}
+
+/** The largest body a request target may send: a fork's tenant document is larger than any other body. */
+export function bodyLimitOf(target: string | undefined): number {
+  const path = (target ?? '').split('?')[0];
+  return path === TENANTS_PATH ? SNAPSHOT_BODY_BYTES : MAX_BODY;
 }
 
 /** Reads the body, refusing more than `limit` bytes (checked on Content-Length first, then while streaming). */
@@ -132,99 +112,40 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     };
     req.on('data', onData);
     req.once('end', () => resolve(Buffer.concat(chunks)));
-    // The client went away mid-body: nobody will read the answer, but the log shows a 400, not a 500.
-    req.once('error', () => reject(new AdapterError(400, 'validation_error', 'The request body was cut short.')));
+    // The client went away mid-body: nobody will read the answer, but the log would show a 400, not a 500.
+    req.once('error', () => reject(refusal('The request body was cut short.')));
   });
 }
 
-function toHeaders(raw: readonly string[]): Headers {
-  const headers = new Headers();
-  for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i] as string, raw[i + 1] as string);
-  return headers;
-}
-
-/** The method the engine is asked with: HEAD is GET without the body; methods `Request` refuses get a stand-in. */
-function engineMethod(method: string): string {
+/** The method the sandbox is asked with: HEAD is GET without the body; methods `Request` refuses get a stand-in. */
+function askedMethod(method: string): string {
   if (method === 'HEAD') return 'GET';
   return FORBIDDEN_METHODS.has(method) ? STAND_IN_METHOD : method;
 }
 
-/** Builds the web Request. Only the path and query of `req.url` are used; the origin is ours. */
-export async function toRequest(req: IncomingMessage, origin: string, limit = MAX_BODY_BYTES): Promise<Request> {
+/** The request as the sandbox reads it. Only the path and query of `req.url` are used; the origin is ours. */
+async function toIncoming(req: IncomingMessage, method: string, origin: string): Promise<Incoming> {
   const target = req.url ?? '';
-  if (!target.startsWith('/') || target.startsWith('//')) throw new AdapterError(400, 'validation_error', 'The request target must be an absolute path.');
-  const method = engineMethod((req.method ?? 'GET').toUpperCase());
-  let headers: Headers;
-  try {
-    headers = toHeaders(req.rawHeaders);
-  } catch {
-    throw new AdapterError(400, 'validation_error', 'The request headers are malformed.');
-  }
-  const body = NO_BODY.has(method) ? null : await readBody(req, limit);
-  try {
-    return new Request(origin + target, { method, headers, ...(body === null || body.length === 0 ? {} : { body: new Uint8Array(body) }) });
-  } catch {
-    // e.g. a URL it cannot parse.
-    throw new AdapterError(400, 'validation_error', 'The request is malformed.');
-  }
-}
-
-// RFC 9110 header names and values (what `Headers` accepts); Node's parser has already refused most else.
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
-
-/** The request as the engine reads it, without a web `Request`: the checks and answers of {@link toRequest}. */
-async function toIncoming(req: IncomingMessage, origin: string, limit: number): Promise<Incoming> {
-  const target = req.url ?? '';
-  if (!target.startsWith('/') || target.startsWith('//')) throw new AdapterError(400, 'validation_error', 'The request target must be an absolute path.');
-  const method = engineMethod((req.method ?? 'GET').toUpperCase());
+  if (!target.startsWith('/') || target.startsWith('//')) throw refusal('The request target must be an absolute path.');
+  const asked = askedMethod(method);
   const headers = new Map<string, string>();
   const raw = req.rawHeaders;
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = raw[i] as string;
     const value = (raw[i + 1] as string).replace(/^[\t ]+|[\t ]+$/g, '');
-    if (!TOKEN.test(name) || !FIELD_VALUE.test(value)) throw new AdapterError(400, 'validation_error', 'The request headers are malformed.');
+    if (!TOKEN.test(name) || !FIELD_VALUE.test(value)) throw refusal('The request headers are malformed.');
     const key = name.toLowerCase();
     const previous = headers.get(key);
     headers.set(key, previous === undefined ? value : `${previous}, ${value}`);
   }
-  const body = NO_BODY.has(method) ? null : await readBody(req, limit);
+  const body = NO_BODY.has(asked) ? null : await readBody(req, bodyLimitOf(target));
   let url: URL;
   try {
     url = new URL(origin + target);
   } catch {
-    throw new AdapterError(400, 'validation_error', 'The request is malformed.');
+    throw refusal('The request is malformed.');
   }
-  return incomingOfParts(method, url, headers, body);
-}
-
-/** Writes an engine answer (the fast path's {@link writeResponse}). */
-function writeAnswer(res: ServerResponse, answer: Answer, options: WriteOptions): void {
-  let body = answer.body;
-  if (body !== null && FORBIDDEN_METHODS.has(options.method)) body = body.replace(`No route for ${STAND_IN_METHOD} `, `No route for ${options.method} `);
-  const headers: Record<string, string> = { ...answer.headers };
-  if (options.extra !== null) Object.assign(headers, options.extra);
-  if (body !== null) headers['content-length'] = String(Buffer.byteLength(body));
-  if (options.close) headers['connection'] = 'close';
-  res.writeHead(answer.status, headers);
-  res.end(options.head ? undefined : (body ?? undefined));
-}
-
-function answerFault(answer: Answer): string | null {
-  const network = answer.headers[NETWORK_FAULT_HEADER];
-  if (network !== undefined) return /plan=([^;]+)/.exec(network)?.[1] ?? 'network';
-  return answer.headers[FAULT_PLAN_HEADER] ?? null;
-}
-
-// Answers to a request whose body was refused before its end (see LINGER_MS).
-const lingering = new WeakSet<Response>();
-
-function errorResponse(error: unknown, requestId: string): Response {
-  const e = error instanceof AdapterError ? error : new AdapterError(500, 'internal_error', 'An unexpected error occurred.');
-  const answer = envelopeAnswer({ status: e.status, code: e.code, message: e.message, details: e.details, headers: { 'x-request-id': requestId, ...(e.close ? { connection: 'close' } : {}) } }, requestId);
-  const response = new Response(answer.body, { status: answer.status, headers: answer.headers });
-  if (e.linger) lingering.add(response);
-  return response;
+  return incomingOfParts(asked, url, headers, body);
 }
 
 /**
@@ -255,146 +176,112 @@ function drainThenEnd(req: IncomingMessage, res: ServerResponse): void {
   req.resume();
 }
 
-interface WriteOptions {
+/** How {@link writeAnswer} writes an answer besides its status, headers and body. */
+export interface WriteOptions {
   /** HEAD: the headers of the GET answer, no body. */
-  head: boolean;
-  close: boolean;
-  /** Added to the answer (CORS). */
-  extra: Record<string, string> | null;
-  /** The method a stand-in replaced, named back in the engine's message. */
-  method: string;
+  head?: boolean;
+  /** `connection: close` (a refused body, a server shutting down). */
+  close?: boolean;
+  /** Added to the answer (CORS), under its own headers. */
+  extra?: Record<string, string> | null;
+  /** The method a stand-in replaced, named back in the sandbox's message. */
+  method?: string;
   /** The request whose unread body is drained before the connection closes (an oversized body). */
-  drain: IncomingMessage | null;
+  drain?: IncomingMessage | null;
 }
 
-async function writeResponse(res: ServerResponse, response: Response, options: WriteOptions): Promise<void> {
-  let body = response.body === null ? null : Buffer.from(await response.arrayBuffer());
-  if (body !== null && FORBIDDEN_METHODS.has(options.method)) body = Buffer.from(body.toString('utf8').replace(`No route for ${STAND_IN_METHOD} `, `No route for ${options.method} `));
-  const headers: Record<string, string> = {};
-  response.headers.forEach((value, name) => {
-    headers[name] = value;
-  });
-  if (options.extra !== null) Object.assign(headers, options.extra);
-  if (body !== null) headers['content-length'] = String(body.length);
-  if (options.close) headers['connection'] = 'close';
-  res.writeHead(response.status, headers);
-  if (options.drain === null) {
-    res.end(options.head ? undefined : (body ?? undefined));
+/** Writes an answer to a Node response: the one writer of every answer the server gives over a `ServerResponse`. */
+export function writeAnswer(res: ServerResponse, answer: Answer, options: WriteOptions = {}): void {
+  let body = answer.body;
+  if (body !== null && options.method !== undefined && FORBIDDEN_METHODS.has(options.method)) body = body.replace(`No route for ${STAND_IN_METHOD} `, `No route for ${options.method} `);
+  // The answer's own headers win: a preflight's `vary` names more than `Origin`.
+  const headers: Record<string, string> = options.extra ? { ...options.extra, ...answer.headers } : { ...answer.headers };
+  if (body !== null) headers['content-length'] = String(Buffer.byteLength(body));
+  if (options.close === true) headers['connection'] = 'close';
+  res.writeHead(answer.status, headers);
+  const sent = options.head === true ? undefined : (body ?? undefined);
+  if (!options.drain) {
+    res.end(sent);
     return;
   }
   // The whole answer goes out now; the connection ends once the upload is drained.
-  if (!options.head && body !== null) res.write(body);
+  if (sent !== undefined) res.write(sent);
   drainThenEnd(options.drain, res);
 }
 
-/** The answer to a CORS preflight: allowed, or refused in the envelope with the way out. */
-function preflightResponse(cors: CorsPolicy, origin: string, privateNetwork: boolean): Response {
-  const requestId = newRequestId();
-  if (cors.allows(origin)) return new Response(null, { status: 204, headers: { ...cors.preflightHeaders(origin, privateNetwork), 'x-request-id': requestId } });
-  const message = `The origin ${origin} may not call this server: start it with --cors-origin ${origin}.`;
-  return errorResponse(new AdapterError(400, 'validation_error', message, { issues: [{ path: 'Origin', message: 'Not an allowed origin' }] }), requestId);
+/**
+ * The one way the server's own answers reach the request log: those it gives before (or instead
+ * of) the sandbox, when no tenant is known (preflights, refused requests, what Node's parser
+ * refuses, errors). A closed log builds nothing.
+ */
+export function recordOwn(log: RequestLog, request: { method: string; path: string; status: number; requestId: string; arrived: number }): void {
+  if (!log.recording) return;
+  log.add({ request_id: request.requestId, tenant_id: null, method: request.method, path: request.path, status: request.status, arrived: request.arrived, replayed: false, fault: null, object_ids: [] });
 }
 
-/** The printable path: no query string (it may carry anything), no control characters. */
-export function logPath(url: string | undefined): string {
-  const path = (url ?? '').split('?')[0] ?? '';
-  // eslint-disable-next-line no-control-regex
-  return path.replace(/[\u0000-\u001f\u007f\s]/g, '?').slice(0, 200);
+/** A request's answer and how it leaves. */
+interface Reply {
+  answer: Answer;
+  /** The server's own answer (recorded by the listener), not the sandbox's (recorded by the sandbox). */
+  own: boolean;
+  close: boolean;
+  linger: boolean;
 }
 
-// When each request started, for the log line of a request that Node itself ends (a timeout).
-const startedAt = new WeakMap<IncomingMessage, number>();
-/** The fault plan of an injected answer: `x-...-fault-plan: <id>`, or `x-...-fault: network;plan=<id>`. */
-function faultPlan(response: Response): string | null {
-  const network = response.headers.get(NETWORK_FAULT_HEADER);
-  if (network !== null) return /plan=([^;]+)/.exec(network)?.[1] ?? 'network';
-  return response.headers.get(FAULT_PLAN_HEADER);
-}
+// When each request arrived, for the log line of a request that Node itself ends (a timeout).
+const arrivedAt = new WeakMap<IncomingMessage, number>();
 
 /** The `http.Server` request listener over a sandbox. */
-export function createListener(handler: Handler, options: ListenerOptions): (req: IncomingMessage, res: ServerResponse) => void {
-  const limit = options.maxBodyBytes ?? MAX_BODY_BYTES;
+export function createListener(sandbox: Dispatcher, options: ListenerOptions): (req: IncomingMessage, res: ServerResponse) => void {
   const cors = options.cors ?? new CorsPolicy();
-  return (req, res) => {
-    const started = performance.now();
-    startedAt.set(req, started);
-    const method = (req.method ?? 'GET').toUpperCase();
+
+  const answerOf = async (req: IncomingMessage, method: string, arrived: number): Promise<Reply> => {
     const origin = req.headers.origin;
-    const tenantId = options.tenantOf?.(req.headers.authorization) ?? null;
-    const answerWith = async (response: Response): Promise<void> => {
-      // Node already answered and closed the connection (a request timeout): nothing to add.
-      if (req.socket.destroyed && !isNetworkFault(response)) return;
-      // An injected network fault: drop the connection, so the client sees a network error.
-      if (isNetworkFault(response)) res.socket?.destroy();
-      else {
-        const extra = origin !== undefined && cors.allows(origin) ? cors.responseHeaders(origin) : null;
-        const drain = lingering.has(response) ? req : null;
-        await writeResponse(res, response, { head: method === 'HEAD', close: options.closing?.() === true, extra, method, drain });
+    if (origin !== undefined && isPreflight(method, req.headers)) {
+      if (cors.allows(origin)) {
+        const headers = { ...cors.preflightHeaders(origin, req.headers['access-control-request-private-network'] === 'true'), 'x-request-id': newRequestId() };
+        return { answer: { status: 204, body: null, headers }, own: true, close: false, linger: false };
       }
-      options.log({
-        method,
-        path: logPath(req.url),
-        status: response.status,
-        ms: performance.now() - started,
-        requestId: response.headers.get('x-request-id') ?? '-',
-        replayed: response.headers.get('idempotent-replayed') === 'true',
-        fault: faultPlan(response),
-        tenantId,
-      });
-    };
-    const dispatch = handler.dispatch?.bind(handler);
-    if (dispatch !== undefined && !(origin !== undefined && isPreflight(method, req.headers))) {
-      // The engine's answer written as it is: no web Request, Response or stream on the way.
-      void toIncoming(req, options.origin, limit)
-        .then(dispatch)
-        .then(
-          (answer) => {
-            const network = answer.headers[NETWORK_FAULT_HEADER] !== undefined;
-            if (req.socket.destroyed && !network) return;
-            if (network) res.socket?.destroy();
-            else {
-              const extra = origin !== undefined && cors.allows(origin) ? cors.responseHeaders(origin) : null;
-              // The body was read to its end (a refused one answers through answerWith): nothing to drain.
-              writeAnswer(res, answer, { head: method === 'HEAD', close: options.closing?.() === true, extra, method, drain: null });
-            }
-            options.log({
-              method,
-              path: logPath(req.url),
-              status: answer.status,
-              ms: performance.now() - started,
-              requestId: answer.headers['x-request-id'] ?? '-',
-              replayed: answer.headers['idempotent-replayed'] === 'true',
-              fault: answerFault(answer),
-              tenantId,
-            });
-          },
-          // The adapter refused the request (or the sandbox is closed): the envelope, as on the web path.
-          (error: unknown) => answerWith(errorResponse(error, newRequestId())),
-        )
-        .catch(() => {
-          if (!res.headersSent) res.writeHead(500);
-          res.end();
-        });
-      return;
+      const message = `The origin ${origin} may not call this server: start it with --cors-origin ${origin}.`;
+      throw new Refusal({ status: 400, code: 'validation_error', message, details: { issues: [{ path: 'Origin', message: 'Not an allowed origin' }] } });
     }
-    const answer = async (): Promise<Response> => {
-      if (origin !== undefined && isPreflight(method, req.headers)) return preflightResponse(cors, origin, req.headers['access-control-request-private-network'] === 'true');
-      try {
-        // A tenant snapshot (a fork) may be larger than any other body.
-        const max = req.url?.startsWith(TENANTS_PATH) === true ? Math.max(limit, SNAPSHOT_BODY_BYTES) : limit;
-        return await handler.handle(await toRequest(req, options.origin, max));
-      } catch (error) {
-        // The engine never throws; this is the adapter refusing the request.
-        return errorResponse(error, newRequestId());
-      }
-    };
-    void answer()
-      .then(answerWith)
-      .catch(() => {
-        // The socket went away mid-answer: nothing left to tell anyone.
-        if (!res.headersSent) res.writeHead(500);
-        res.end();
+    const incoming = await toIncoming(req, method, options.origin);
+    return { answer: await sandbox.dispatch(incoming, { at: arrived, method }), own: false, close: false, linger: false };
+  };
+
+  const respond = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const arrived = performance.now();
+    arrivedAt.set(req, arrived);
+    const method = (req.method ?? 'GET').toUpperCase();
+    let reply: Reply;
+    try {
+      reply = await answerOf(req, method, arrived);
+    } catch (error) {
+      // The one error branch: a refused request, a closed sandbox, anything unexpected.
+      const e = error instanceof Refusal ? error : new Refusal({ status: 500, code: 'internal_error', message: 'An unexpected error occurred.' });
+      reply = { answer: ownAnswer(e.envelope), own: true, close: e.close, linger: e.linger };
+    }
+    const { answer } = reply;
+    // An injected network fault: drop the connection, so the client sees a network error.
+    if (answer.headers[NETWORK_FAULT_HEADER] !== undefined) res.socket?.destroy();
+    // Node already answered and closed the connection (a request timeout): nothing to add.
+    else if (req.socket.destroyed) return;
+    else {
+      const origin = req.headers.origin;
+      writeAnswer(res, answer, {
+        head: method === 'HEAD',
+        close: reply.close || options.closing?.() === true,
+        extra: origin !== undefined && cors.allows(origin) ? cors.responseHeaders(origin) : null,
+        method,
+        drain: reply.linger ? req : null,
       });
+    }
+    if (reply.own) recordOwn(sandbox.requests, { method, path: logPath(req.url), status: answer.status, requestId: answer.headers['x-request-id'] ?? '-', arrived });
+  };
+
+  return (req, res) => {
+    // Only a write that throws (the socket went away mid-answer) lands here: nothing left to tell anyone.
+    void respond(req, res).catch(() => res.destroy());
   };
 }
 
@@ -437,7 +324,8 @@ function clientErrorOf(error: NodeJS.ErrnoException & { reason?: string }, timeo
 
 /** Options of {@link createClientErrorHandler}. */
 export interface ClientErrorOptions {
-  log: (entry: RequestLogEntry) => void;
+  /** The request log its refusals go to ({@link recordOwn}). */
+  log: RequestLog;
   /** The server's limits, named in the 408 message. */
   timeouts: { headersMs: number; requestMs: number };
   cors?: CorsPolicy;
@@ -446,7 +334,8 @@ export interface ClientErrorOptions {
 /**
  * The `clientError` listener: what Node would answer with a bare status line (431 oversized
  * headers, 400 a bad method token or bytes that are not HTTP, 408 a timeout) gets the envelope
- * and an `x-request-id`, then the connection closes.
+ * and an `x-request-id`, then the connection closes. There is no `ServerResponse` here: the
+ * answer goes on the socket as bytes.
  */
 export function createClientErrorHandler(options: ClientErrorOptions): (error: NodeJS.ErrnoException, socket: Duplex) => void {
   const cors = options.cors ?? new CorsPolicy();
@@ -458,30 +347,24 @@ export function createClientErrorHandler(options: ClientErrorOptions): (error: N
       return;
     }
     const { status, message } = clientErrorOf(error, options.timeouts);
-    const requestId = newRequestId();
-    const body = JSON.stringify({ code: 'validation_error', message, request_id: requestId });
     const req = inFlight?.req;
     const origin = req?.headers.origin;
-    const extra = origin !== undefined && cors.allows(origin) ? cors.responseHeaders(origin) : {};
+    const answer = ownAnswer({ status, code: 'validation_error', message, headers: origin !== undefined && cors.allows(origin) ? cors.responseHeaders(origin) : {} });
+    const body = answer.body as string;
     const lines = [
       `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`,
-      'content-type: application/json',
+      ...Object.entries(answer.headers).map(([name, value]) => `${name}: ${value}`),
       `content-length: ${Buffer.byteLength(body)}`,
-      `x-request-id: ${requestId}`,
-      ...Object.entries(extra).map(([name, value]) => `${name}: ${value}`),
       'connection: close',
     ];
     socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`, () => socket.destroy());
-    const started = req === undefined ? undefined : startedAt.get(req);
-    options.log({
+    const arrived = req === undefined ? undefined : arrivedAt.get(req);
+    recordOwn(options.log, {
       method: req?.method ?? '-',
       path: req === undefined ? '-' : logPath(req.url),
       status,
-      ms: started === undefined ? 0 : performance.now() - started,
-      requestId,
-      replayed: false,
-      fault: null,
-      tenantId: null,
+      requestId: answer.headers['x-request-id'] as string,
+      arrived: arrived ?? performance.now(),
     });
   };
 }
