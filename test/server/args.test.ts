@@ -111,3 +111,35 @@ describe('isLoopbackHost (the one loopback rule: --host, the inspector, CORS, we
     expect(isLoopbackHost(host)).toBe(expected);
   });
 });
+
+describe('conformance: an ordinary commander command', () => {
+  const key = `sk_test_${'a'.repeat(32)}`;
+
+  it('--help is commander\'s, and names --url first, --base-url as its older name', () => {
+    const help = parseCommand(['conformance', '--help'], { helpWidth: 200 });
+    if (help.kind !== 'help') throw new Error('not help');
+    expect(help.text).toMatch(/^Usage: pix-usdt-sandbox conformance \[options\]/);
+    expect(help.text).toMatch(/^\s+--url <URL>\s+the API's base URL \(env: PIX_USDT_SANDBOX_URL\)$/m);
+    expect(help.text).toMatch(/^\s+--base-url <URL>\s+the same as --url/m);
+    expect(help.text.indexOf('--url <URL>')).toBeLessThan(help.text.indexOf('--base-url <URL>'));
+  });
+
+  it('--url or --base-url, the other options normalized', () => {
+    const expected = { url: 'https://api.example.com', apiKey: key, receiverUrl: undefined, receiverPort: undefined, scenarios: undefined, rateLimit: false, pacing: true, json: false, junit: undefined, record: undefined };
+    expect(parseCommand(['conformance', '--url', 'https://api.example.com', '--api-key', key])).toEqual({ kind: 'conformance', options: expected });
+    expect(parseCommand(['conformance', '--base-url', 'https://api.example.com', '--api-key', key])).toEqual({ kind: 'conformance', options: expected });
+    const all = parseCommand(['conformance', '--url', 'http://127.0.0.1:4010', '--api-key', key, '--scenario', 'users.', '--scenario', 'quotes.create', '--no-pacing', '--rate-limit', '--json', '--junit', 'r.xml', '--record', 'c.json', '--receiver-url', 'https://hooks.example', '--receiver-port', '0']);
+    expect(all.kind === 'conformance' && all.options).toEqual({ url: 'http://127.0.0.1:4010', apiKey: key, receiverUrl: 'https://hooks.example', receiverPort: 0, scenarios: ['users.', 'quotes.create'], rateLimit: true, pacing: false, json: true, junit: 'r.xml', record: 'c.json' });
+  });
+
+  it.each([
+    [['conformance', '--api-key', key], /--url and --api-key are required/],
+    [['conformance', '--url', 'https://x.test'], /--url and --api-key are required/],
+    [['conformance', '--url', 'not a url', '--api-key', key], /--url must be an absolute http/],
+    [['conformance', '--url', 'https://x.test', '--api-key', key, '--receiver-port', '4000'], /--receiver-port .*needs --receiver-url/],
+    [['conformance', '--url', 'https://x.test', '--api-key', key, '--receiver-url', 'https://h.test', '--receiver-port', '70000'], /--receiver-port takes a port/],
+    [['conformance', '--url', 'https://x.test', '--api-key', key, '--bogus'], /Unknown option '--bogus'/],
+  ])('%j is a usage error', (args, message) => {
+    expect(usageError(args)).toMatch(message);
+  });
+});

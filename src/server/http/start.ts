@@ -1,5 +1,7 @@
 /**
- * Starts the sandbox behind a Node HTTP(S) server and stops it gracefully. What it serves: the
+ * The HTTP serving room (start, the Node listener, CORS, TLS, the inspector's mount, the paths
+ * served by web handlers) opens here: {@link startServer} starts the sandbox behind a Node
+ * HTTP(S) server and stops it gracefully. What it serves: the
  * API through the listener (listener.ts), the inspector's console at `/_inspector/`
  * (inspector.ts) and the request log's feed at `/_sandbox/logs` (the sandbox's `RequestLog`,
  * through web.ts). It takes its own options, {@link ServerOptions}, which hold the sandbox's
