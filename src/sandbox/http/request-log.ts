@@ -103,6 +103,18 @@ export function logPath(target: string | undefined): string {
   return path.replace(/[\u0000-\u001f\u007f\s]/g, '?').slice(0, MAX_PATH);
 }
 
+// `toISOString` costs about as much as the rest of an entry: one string a millisecond.
+let isoMs = Number.NaN;
+let isoText = '';
+function isoNow(): string {
+  const ms = Date.now();
+  if (ms !== isoMs) {
+    isoMs = ms;
+    isoText = new Date(ms).toISOString();
+  }
+  return isoText;
+}
+
 function sees(reader: LogReader, entry: RequestLogEntry): boolean {
   return reader.all || entry.tenant_id === reader.tenantId;
 }
@@ -150,12 +162,18 @@ export class RequestLog {
 
   /** Records an answered request: its time is now, its latency runs from `arrived` to now. */
   add(answered: AnsweredRequest): void {
-    const { arrived, ...rest } = answered;
+    // One literal, field by field: a spread of the input here cost several times the rest of add.
     const entry: RequestLogEntry = {
-      ...rest,
-      at: new Date().toISOString(),
-      path: rest.path.length > MAX_PATH ? rest.path.slice(0, MAX_PATH) : rest.path,
-      latency_ms: Math.round((performance.now() - arrived) * 10) / 10,
+      at: isoNow(),
+      request_id: answered.request_id,
+      tenant_id: answered.tenant_id,
+      method: answered.method,
+      path: answered.path.length > MAX_PATH ? answered.path.slice(0, MAX_PATH) : answered.path,
+      status: answered.status,
+      latency_ms: Math.round((performance.now() - answered.arrived) * 10) / 10,
+      replayed: answered.replayed,
+      fault: answered.fault,
+      object_ids: answered.object_ids,
     };
     const entries = this.#entries;
     entries.push(entry);
