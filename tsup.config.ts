@@ -45,7 +45,7 @@ export default defineConfig([
     noExternal: [/^zod/, 'eventemitter3'],
   },
   {
-    entry: { cli: 'src/server/cli.ts' },
+    entry: { cli: 'src/server/cli/main.ts' },
     format: ['esm'],
     platform: 'node',
     target: 'node20',

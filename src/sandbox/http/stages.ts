@@ -16,7 +16,7 @@ import type { Reply, RouteDef } from './routes/types.js';
 
 const KEY_FORMAT = /^sk_(test|live)_[A-Za-z0-9]{32}$/;
 const MUTATIONS = new Set(['POST', 'PATCH', 'DELETE', 'PUT']);
-const MAX_BODY = 1_000_000;
+export const MAX_BODY = 1_000_000;
 const RATE_WINDOW_MS = 60_000;
 
 const authenticate: Check = (call) => {
