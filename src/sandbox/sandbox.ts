@@ -9,7 +9,7 @@ import type { LimitSettings } from './core/limits.js';
 import { Platform } from './core/platform.js';
 import type { PricingSettings } from './core/pricing.js';
 import { type LimitsPatch, type OwnSettings, type PlatformScope, type SettingsKind, type TimingSettings, defaultSettings, settingsFromOptions } from './core/settings.js';
-import { type SandboxSnapshot, type TenantSnapshot, loadSnapshot, snapshotParts, takeSnapshot } from './core/snapshot.js';
+import { type SandboxSnapshot, type TenantRecords, loadSnapshot, snapshotParts, takeSnapshot } from './core/snapshot.js';
 import { type TenantDocument, forkTenant, readTenantDocument, tenantDocument } from './core/transfer.js';
 import type { KeyRec, SandboxEvent, TenantState } from './core/state.js';
 import { App } from './http/app.js';
@@ -362,7 +362,7 @@ export class SandboxImpl implements Sandbox {
 
   exportTenant(tenantId?: string): TenantDocument {
     const tenant = this.#tenant(tenantId ?? this.#platform.defaultTenantId);
-    return tenantDocument(this.#platform, snapshotParts(this.#platform, [tenant.id]).tenants[0] as TenantSnapshot);
+    return tenantDocument(this.#platform, snapshotParts(this.#platform, [tenant.id]).tenants[0] as TenantRecords);
   }
 
   events(tenantId?: string): SandboxEvent[] {
