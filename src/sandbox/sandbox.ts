@@ -30,6 +30,8 @@ import type { Persistence, StoredParts } from './stored.js';
 
 // The one validation of price, limits and timings, for the serve flags (src/server/settings.ts).
 export { parseSettings } from './core/settings.js';
+// A snapshot's records (opaque in the public types), for the import of the old data folder (src/server/data/legacy.ts).
+export type { SnapshotRecords, TenantRecords } from './core/snapshot.js';
 
 function toMs(value: Date | string | number): number {
   const ms = value instanceof Date ? value.getTime() : typeof value === 'number' ? value : Date.parse(value);

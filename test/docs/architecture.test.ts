@@ -21,7 +21,7 @@ function folderOf(file: string): string {
 }
 
 const graph = importGraph(SRC) as Map<string, string[]>;
-const SOURCES = new Set(['storage', 'core', 'http', 'plugins/webhooks', 'plugins/faults', 'wiring', 'testing', 'server']);
+const SOURCES = new Set(['storage', 'core', 'http', 'plugins/webhooks', 'plugins/faults', 'wiring', 'testing', 'server', 'durable-object']);
 
 function codeEdges(): string[] {
   const edges = new Set<string>();
@@ -39,13 +39,14 @@ function codeEdges(): string[] {
 function diagramEdges(): string[] {
   const doc = readFileSync(DOC, 'utf8');
   const block = /<!-- layers:start -->([\s\S]*?)<!-- layers:end -->/.exec(doc)?.[1] ?? '';
-  return [...block.matchAll(/^\s*([\w/]+) --> ([\w/]+)\s*$/gm)].map((m) => `${m[1]} --> ${m[2]}`).sort();
+  return [...block.matchAll(/^\s*([\w/-]+) --> ([\w/-]+)\s*$/gm)].map((m) => `${m[1]} --> ${m[2]}`).sort();
 }
 
 // parity is client side (it imports the client and webhooks only); the server's CLI runs it.
 // `index`: the client's entry (src/index.ts), which the CLI's commands use; it never imports the sandbox.
 // testing (pix-usdt/testing) sits on the sandbox's entry (createTestSandbox); trigger runs its scenarios.
-const RANK: Record<string, number> = { models: 0, pix: 0, storage: 0, webhooks: 0, client: 0, parity: 0, index: 0, internal: 0, core: 1, http: 2, 'plugins/webhooks': 3, 'plugins/faults': 3, wiring: 4, testing: 4.5, server: 5 };
+// durable-object (pix-usdt/durable-object) is a host of the sandbox, as the server is: on its entry (createStoredSandbox).
+const RANK: Record<string, number> = { models: 0, pix: 0, storage: 0, webhooks: 0, client: 0, parity: 0, index: 0, internal: 0, core: 1, http: 2, 'plugins/webhooks': 3, 'plugins/faults': 3, wiring: 4, testing: 4.5, server: 5, 'durable-object': 5 };
 
 describe('docs/architecture.md', () => {
   it('its diagram lists exactly the folder imports of the sandbox and the server', () => {

@@ -586,4 +586,16 @@ export const PUBLIC_NAMES: Readonly<Record<string, readonly string[]>> = {
     'type UserScenarioOptions',
     'type WebhookRequestLike',
   ],
+  // The sandbox on Durable Objects (issue 32): a partner's Worker re-exports the first three.
+  'pix-usdt/durable-object': [
+    'default',
+    'Directory',
+    'type DurableObjectBinding',
+    'type DurableObjectContext',
+    'type DurableObjectIdLike',
+    'type DurableObjectStubLike',
+    'type SandboxWorker',
+    'type SandboxWorkerEnv',
+    'TenantObject',
+  ],
 };

@@ -8,7 +8,7 @@
  * mid-write: that mutation was never answered).
  * @module
  */
-import type { SnapshotRecords, TenantRecords } from '../../sandbox/core/snapshot.js';
+import type { SnapshotRecords, TenantRecords } from '../../sandbox/sandbox.js';
 import { DataError, type DataFolder } from './folder.js';
 
 /** The two files of the old layout, and what marks them. */
