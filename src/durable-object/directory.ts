@@ -55,7 +55,7 @@ export class Directory {
     this.#sql.exec('CREATE TABLE IF NOT EXISTS creations (scope TEXT NOT NULL, key TEXT NOT NULL, answer TEXT NOT NULL, PRIMARY KEY (scope, key)) WITHOUT ROWID');
   }
 
-  /** The directory's operations (from {@link directoryOf}); nothing else reaches it. */
+  /** The directory's operations, as the Worker and the tenant objects send them (JSON to internal URLs); nothing else reaches it. */
   async fetch(request: Request): Promise<Response> {
     const op = new URL(request.url).pathname.slice(1);
     // Written by directoryOf only (the objects are reachable from the Worker alone).

@@ -39,8 +39,11 @@ export interface DurableObjectContext {
   readonly storage: {
     /** The object's SQLite database. */
     readonly sql: {
-      /** Runs one statement with its bindings; the cursor's `toArray()` answers the rows. */
-      exec(query: string, ...bindings: SqlValue[]): { toArray(): Array<Record<string, SqlValue>> };
+      /** Runs one statement with its bindings, and answers its cursor. */
+      exec(query: string, ...bindings: SqlValue[]): {
+        /** The statement's rows, objects keyed by column name. */
+        toArray(): Array<Record<string, SqlValue>>;
+      };
     };
     /** Runs `fn` in one transaction (rolled back when it throws). */
     transactionSync<T>(fn: () => T): T;
