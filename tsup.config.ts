@@ -12,6 +12,7 @@ const entry = {
   'pix-testing': 'src/pix/testing.ts',
   parity: 'src/parity/index.ts',
   testing: 'src/testing/index.ts',
+  'durable-object': 'src/durable-object/index.ts',
 };
 
 export default defineConfig([

@@ -9,7 +9,7 @@ import type { LimitSettings } from './core/limits.js';
 import { Platform } from './core/platform.js';
 import type { PricingSettings } from './core/pricing.js';
 import { type LimitsPatch, type OwnSettings, type PlatformScope, type SettingsKind, type TimingSettings, defaultSettings, settingsFromOptions } from './core/settings.js';
-import { type SandboxSnapshot, type TenantSnapshot, loadSnapshot, snapshotParts, takeSnapshot } from './core/snapshot.js';
+import { type SandboxSnapshot, type TenantRecords, loadSnapshot, snapshotParts, takeSnapshot } from './core/snapshot.js';
 import { type TenantDocument, forkTenant, readTenantDocument, tenantDocument } from './core/transfer.js';
 import type { KeyRec, SandboxEvent, TenantState } from './core/state.js';
 import { App } from './http/app.js';
@@ -30,6 +30,8 @@ import type { Persistence, StoredParts } from './stored.js';
 
 // The one validation of price, limits and timings, for the serve flags (src/server/commands/serve-settings.ts).
 export { parseSettings } from './core/settings.js';
+// A snapshot's records (opaque in the public types), for the import of the old data folder (src/server/data/legacy.ts).
+export type { SnapshotRecords, TenantRecords } from './core/snapshot.js';
 
 function toMs(value: Date | string | number): number {
   const ms = value instanceof Date ? value.getTime() : typeof value === 'number' ? value : Date.parse(value);
@@ -374,7 +376,7 @@ export class SandboxImpl implements Sandbox {
 
   exportTenant(tenantId?: string): TenantDocument {
     const tenant = this.#tenant(tenantId ?? this.#platform.defaultTenantId);
-    return tenantDocument(this.#platform, snapshotParts(this.#platform, [tenant.id]).tenants[0] as TenantSnapshot);
+    return tenantDocument(this.#platform, snapshotParts(this.#platform, [tenant.id]).tenants[0] as TenantRecords);
   }
 
   events(tenantId?: string): SandboxEvent[] {

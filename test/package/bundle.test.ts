@@ -179,6 +179,7 @@ const NODE_RESOLUTION: Record<string, [string, string]> = {
   'pix-usdt/pix/testing': ['dist/pix-testing.js', 'dist/pix-testing.cjs'],
   'pix-usdt/parity': ['dist/parity.js', 'dist/parity.cjs'],
   'pix-usdt/testing': ['dist/testing.js', 'dist/testing.cjs'],
+  'pix-usdt/durable-object': ['dist/durable-object.js', 'dist/durable-object.cjs'],
 };
 
 // What a partner's browser app ships: the client with its errors, or the webhook helpers; and
@@ -290,6 +291,20 @@ describe('sandbox markers', () => {
   it('are present in the sandbox bundle, so their absence above means something', async () => {
     const { text } = await browserBundle('dist/sandbox.js');
     for (const marker of SANDBOX_MARKERS) expect(text.includes(marker), `lacks ${marker}`).toBe(true);
+  });
+});
+
+// createStoredSandbox (issue 32) lives in pix-usdt/sandbox, but a test suite that imports
+// createSandbox alone does not carry the stored sandbox (its schema, persistence and codec).
+describe('the stored sandbox in pix-usdt/sandbox', () => {
+  const MARKERS = ['CREATE TABLE IF NOT EXISTS tenants', 'could not write its data'];
+  const app = (name: string): { contents: string } => ({ contents: `import { ${name} } from './dist/sandbox.js'; globalThis.app = ${name};` });
+
+  it('comes with createStoredSandbox, and not with createSandbox alone', async () => {
+    const stored = (await browserBundle(app('createStoredSandbox'))).text;
+    for (const marker of MARKERS) expect(stored.includes(marker), `createStoredSandbox lacks ${marker}`).toBe(true);
+    const inMemory = (await browserBundle(app('createSandbox'))).text;
+    for (const marker of MARKERS) expect(inMemory.includes(marker), `createSandbox carries ${marker}`).toBe(false);
   });
 });
 

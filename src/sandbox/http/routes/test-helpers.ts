@@ -30,8 +30,8 @@ import type { FailureReason } from '../../../models/index.js';
 import type { ConversionRec, KeyRec, SandboxEvent, TenantState } from '../../core/state.js';
 import { type SettingsKind, type TenantSettings, limitsOut, parseSettings, priceOut, settingsError, timingsOut } from '../../core/settings.js';
 import { decodeIdCursor, encodeCursor, filterFingerprint } from '../cursor.js';
-import { type TenantSnapshot, snapshotParts } from '../../core/snapshot.js';
-import { MAX_TENANT_DOCUMENT_CHARS, type TenantDocument, TenantDocumentError, forkTenant, readTenantDocument, tenantDocument } from '../../core/transfer.js';
+import { type TenantRecords, snapshotParts } from '../../core/snapshot.js';
+import { MAX_TENANT_DOCUMENT_CHARS, type TenantDocumentRecords, TenantDocumentError, forkTenant, readTenantDocument, tenantDocument } from '../../core/transfer.js';
 import { IdParams } from './shared.js';
 import { type RouteContext, type RouteDef, created, define, kycReply, ok, recordReply } from './types.js';
 import { CONVERSION, TRANSACTION } from '../../core/versions.js';
@@ -42,7 +42,7 @@ const BASE = '/v1/test_helpers';
 export const TENANTS_MAX_BODY = MAX_TENANT_DOCUMENT_CHARS + 65_536;
 
 /** A fork's snapshot, checked; a refusal is the envelope's 400 with the issues under `snapshot`. */
-function readSnapshotBody(world: Platform, snapshot: unknown): TenantDocument {
+function readSnapshotBody(world: Platform, snapshot: unknown): TenantDocumentRecords {
   try {
     return readTenantDocument(world, snapshot);
   } catch (error) {
@@ -170,7 +170,7 @@ export const TEST_HELPER_ROUTES: RouteDef[] = [
     path: `${BASE}/tenant/snapshot`,
     capability: 'sandbox:control',
     sandboxOnly: true,
-    handler: ({ world, tenant }) => ok(tenantDocument(world, snapshotParts(world, [tenant.id]).tenants[0] as TenantSnapshot)),
+    handler: ({ world, tenant }) => ok(tenantDocument(world, snapshotParts(world, [tenant.id]).tenants[0] as TenantRecords)),
   }),
   define({
     method: 'GET',
