@@ -88,6 +88,29 @@ export default tseslint.config(
     },
   },
   {
+    // pix-usdt/durable-object runs on workerd without nodejs_compat: no Node built-ins, no server,
+    // no msw, no import of the runtime (`cloudflare:*`, docs/decisions.md). The sandbox through
+    // its entry (createStoredSandbox), plus the one error-envelope builder; the models' key
+    // format and the client's loopback rule.
+    files: ['src/durable-object/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: [
+                ...['**/server/**', 'node:*', 'msw', 'msw/*', 'cloudflare:*', '../resources/**', '../testing/**', '../parity/**'],
+                ...['../sandbox/*.js', '!../sandbox/index.js', '../sandbox/core/**', '../sandbox/storage/**', '../sandbox/plugins/**', '../sandbox/inspector/**', '../sandbox/http/*', '!../sandbox/http/call.js'],
+              ],
+              message: 'pix-usdt/durable-object builds on pix-usdt/sandbox (and its envelope builder): no sandbox internals, server, msw, Node built-ins or cloudflare: modules.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // pix-usdt/parity runs against any deployment: the client and webhooks entries only,
     // never the sandbox (it must prove the sandbox, not share its code) nor Node built-ins.
     files: ['src/parity/**'],

@@ -5,12 +5,14 @@ const entry = {
   index: 'src/index.ts',
   models: 'src/models/public.ts',
   webhooks: 'src/webhooks/index.ts',
+  'webhooks-receiver': 'src/webhooks/receiver/index.ts',
   sandbox: 'src/sandbox/index.ts',
   'sandbox-msw': 'src/sandbox/msw.ts',
   pix: 'src/pix/index.ts',
   'pix-testing': 'src/pix/testing.ts',
   parity: 'src/parity/index.ts',
   testing: 'src/testing/index.ts',
+  'durable-object': 'src/durable-object/index.ts',
 };
 
 export default defineConfig([
@@ -44,7 +46,7 @@ export default defineConfig([
     noExternal: [/^zod/, 'eventemitter3'],
   },
   {
-    entry: { cli: 'src/server/cli.ts' },
+    entry: { cli: 'src/server/cli/main.ts' },
     format: ['esm'],
     platform: 'node',
     target: 'node20',

@@ -17,6 +17,8 @@ export default defineConfig({
       { find: /^pix-usdt\/pix$/, replacement: src('pix/index.ts') },
       { find: /^pix-usdt\/parity$/, replacement: src('parity/index.ts') },
       { find: /^pix-usdt\/testing$/, replacement: src('testing/index.ts') },
+      { find: /^pix-usdt\/webhooks\/receiver$/, replacement: src('webhooks/receiver/index.ts') },
+      { find: /^pix-usdt\/durable-object$/, replacement: src('durable-object/index.ts') },
       { find: /^pix-usdt\/webhooks$/, replacement: src('webhooks/index.ts') },
       { find: /^pix-usdt$/, replacement: src('index.ts') },
     ],

@@ -39,7 +39,7 @@ export interface BundleBench {
 }
 
 const FORMS: Form[] = ['import', 'require'];
-const APPS = ['app', 'clientAll', 'modelsAll', 'constructEvent'] as const;
+const APPS = ['app', 'clientAll', 'modelsAll', 'constructEvent', 'webhooksAll'] as const;
 
 // The part of the package a source file belongs to (issue 22's list).
 function partOf(input: string): string {

@@ -9,7 +9,7 @@
 // The verdict compares the last two (the same load from A; only the pattern differs).
 // Also: one match of the worst pattern against that path, in microseconds.
 // Run: npx tsx bench/neighbours.ts
-import { startServer } from '../src/server/main.js';
+import { startServer } from '../src/server/http/start.js';
 import { PathPattern } from '../src/sandbox/http/path.js';
 
 const ROUNDS = 4;
@@ -26,7 +26,7 @@ function quantile(sorted: number[], q: number): number {
 
 export async function run(): Promise<{ pattern: number; matchMicros: number; phases: Array<{ phase: Phase; p50: number; p99: number; aRequests: number }> }> {
   if (WORST.length > 500) throw new Error(`the worst pattern is ${WORST.length} characters; a plan allows 500`);
-  const server = await startServer({ port: 0, host: '127.0.0.1', https: false, cert: undefined, key: undefined, seed: 21, environment: 'sandbox', insecureWebhooks: false }, () => undefined);
+  const server = await startServer({ port: 0, host: '127.0.0.1', sandbox: { seed: 21 } }, () => undefined);
   try {
     const call = async (key: string, method: string, path: string, body?: unknown): Promise<Response> =>
       fetch(`${server.url}${path}`, {

@@ -7,7 +7,8 @@
  *   node --import tsx bench/receiver.ts [rounds]
  */
 import { PGlite } from '@electric-sql/pglite';
-import { constructEvent, createMemoryEventStore, createSqlEventStore, createWebhookHandler, signPayload, type WebhookHandler } from '../src/webhooks/index.js';
+import { constructEvent, signPayload } from '../src/webhooks/index.js';
+import { createMemoryEventStore, createSqlEventStore, createWebhookHandler, type WebhookHandler } from '../src/webhooks/receiver/index.js';
 
 const SECRET = 'whsec_bench_5f2b8c1d9e0a4b7c8d6e1f2a3b4c5d6e';
 const ROUNDS = Number(process.argv[2] ?? 5);

@@ -9,7 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { PixUsdt as Client } from '../src/index.js';
 import type { Sandbox } from '../src/sandbox/index.js';
-import { createListener } from '../src/server/adapter.js';
+import { type Dispatcher, createListener } from '../src/server/http/listener.js';
 import { bareFetchGet } from './client.js';
 import { compare } from './measure.js';
 import { client as built, sandbox as builtSandbox } from './package.js';
@@ -94,7 +94,8 @@ export async function run(options: { iterations?: number } = {}): Promise<BenchR
   const lifeUser = await setupUser(life, lifeClient);
   const served = lifecycleSandbox();
   let origin = '';
-  const server = http.createServer(createListener(served, { get origin() { return origin; }, log: () => undefined }));
+  // The built sandbox is a SandboxImpl: `dispatch` and the request log are there at run time.
+  const server = http.createServer(createListener(served as unknown as Dispatcher, { get origin() { return origin; } }));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   try {

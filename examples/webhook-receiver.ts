@@ -8,7 +8,7 @@ import { type IncomingMessage, type ServerResponse, createServer } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { PixUsdt } from 'pix-usdt';
 import { createSandbox } from 'pix-usdt/sandbox';
-import { type WebhookAnswer, createWebhookHandler, toNodeHandler } from 'pix-usdt/webhooks';
+import { type WebhookAnswer, createWebhookHandler, toNodeHandler } from 'pix-usdt/webhooks/receiver';
 
 // Set once the endpoint exists (its secret is known then).
 let receive: (req: IncomingMessage, res: ServerResponse) => Promise<void> = async (_req, res) => void res.writeHead(503).end();

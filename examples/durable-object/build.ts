@@ -1,7 +1,8 @@
 /**
- * Bundles the Durable Objects worker as wrangler bundles a module worker: esbuild, ESM, the
- * workerd/worker/browser export conditions, `cloudflare:workers` left to the runtime. The
- * inspector's console is not served by this deployment: its script module is an empty string.
+ * Bundles the Worker as wrangler bundles a module worker: esbuild, ESM, the
+ * workerd/worker/browser export conditions, `cloudflare:workers` left to the runtime, no
+ * `nodejs_compat`. `pix-usdt/durable-object` resolves as in any project: from node_modules (in
+ * this repository, the package's own built `dist/` by self-reference: run `npm run build` first).
  *
  *   node --import tsx examples/durable-object/build.ts [out.js]   (default: dist-worker/worker.js)
  * @module
@@ -23,17 +24,10 @@ export async function buildWorker(outfile: string): Promise<number> {
     mainFields: ['browser', 'module', 'main'],
     target: 'es2022',
     external: ['cloudflare:workers'],
+    // The package as a partner installs it: not this repository's tsconfig paths to its sources.
+    tsconfigRaw: {},
     metafile: true,
     logLevel: 'silent',
-    plugins: [
-      {
-        name: 'no-inspector-ui',
-        setup(b) {
-          b.onResolve({ filter: /^virtual:pix-usdt-inspector-ui$/ }, (args) => ({ path: args.path, namespace: 'no-inspector-ui' }));
-          b.onLoad({ filter: /.*/, namespace: 'no-inspector-ui' }, () => ({ contents: 'export default "";', loader: 'js' }));
-        },
-      },
-    ],
   });
   return Object.values(result.metafile.outputs).reduce((sum, o) => sum + o.bytes, 0);
 }

@@ -93,9 +93,18 @@ function isBrowser(): boolean {
   return typeof g.window !== 'undefined' && typeof g.document !== 'undefined';
 }
 
-/** `localhost`, 127.0.0.0/8 and `[::1]`: the hosts a local sandbox server may serve plain HTTP on. */
-export function isLoopbackHost(hostname: string): boolean {
-  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+const LOOPBACK_V4 = /^(?:::ffff:)?127(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+
+/**
+ * Whether a host is the loopback interface: `localhost`, 127.0.0.0/8, `::1`, and 127.0.0.0/8 as
+ * an IPv4-mapped IPv6 address (`::ffff:127.0.0.1`, the form of a socket's remote address); any
+ * case, IPv6 with or without brackets, never a port. The one rule of the client (plain http to a
+ * local sandbox server) and the server (`serve --host`, the inspector's gate, CORS, webhook
+ * destinations).
+ */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  return h === 'localhost' || h === '::1' || LOOPBACK_V4.test(h);
 }
 
 function checkBaseUrl(raw: string): string {

@@ -5,7 +5,7 @@
  * @module
  */
 import type { FetchLike } from '../index.js';
-import { cpfFrom } from './context.js';
+import { cpfFrom } from './check-digits.js';
 import { diffAnswers, kindOf, type Difference } from './compare.js';
 import { CPF_TOKEN, KEY_TOKEN, createRedactor, redactCpfs, redactKeys, type RedactOptions } from './redact.js';
 

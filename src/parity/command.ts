@@ -10,7 +10,7 @@ import type { ReceivedWebhook, PacingOptions } from './types.js';
 
 /** Parsed options of `pix-usdt-sandbox conformance`. */
 export interface ConformanceCommandOptions {
-  /** `--base-url`. */
+  /** `--url` (or its older name `--base-url`). */
   baseUrl: string;
   /** `--api-key`. */
   apiKey: string;

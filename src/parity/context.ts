@@ -6,8 +6,9 @@
  */
 import { PixUsdt, isApiError, type FetchLike } from '../index.js';
 import { CATALOG_STATUS, ERROR_ENVELOPE_FIELDS, type FieldSet } from './reference.js';
+import { cpfFrom } from './check-digits.js';
 import { checkFieldSet, kindOf } from './compare.js';
-import type { Check, CheckLevel, ReceivedWebhook } from './types.js';
+import type { Check, CheckLevel, ReceivedWebhook, Scenario } from './types.js';
 import type { PixFixtures } from './reference.js';
 
 /** One request and its answer as the runner saw it on the wire. */
@@ -27,32 +28,6 @@ export interface Observed {
 /** Thrown by a scenario step whose precondition failed: the scenario stops with verdict `fail`. */
 export class ScenarioStop extends Error {
   override readonly name = 'ScenarioStop';
-}
-
-/** A valid CPF (check digits computed) from 9 base digits. */
-export function cpfFrom(base: string): string {
-  const d = [...base.padStart(9, '0').slice(-9)].map(Number);
-  const dv = (len: number): number => {
-    let sum = 0;
-    for (let i = 0; i < len; i++) sum += (d[i] as number) * (len + 1 - i);
-    return ((sum * 10) % 11) % 10;
-  };
-  d.push(dv(9));
-  d.push(dv(10));
-  return d.join('');
-}
-
-/** A valid CNPJ (check digits computed) from 12 base digits. */
-export function cnpjFrom(base: string): string {
-  const d = [...base.padStart(12, '0').slice(-12)].map(Number);
-  const dv = (weights: number[]): number => {
-    const sum = weights.reduce((acc, w, i) => acc + w * (d[i] as number), 0);
-    const r = sum % 11;
-    return r < 2 ? 0 : 11 - r;
-  };
-  d.push(dv([5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]));
-  d.push(dv([6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]));
-  return d.join('');
 }
 
 /** A polygon address the onramp quotes deliver to (no funds ever move in a sandbox). */
@@ -267,18 +242,8 @@ function show(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value) ?? 'undefined';
 }
 
-/** One conformance scenario: a short script over the public client. */
-export interface Scenario {
-  /** Stable id, `area.name`. */
-  id: string;
-  /** One line. */
-  title: string;
-  /** What the reference promises, in words (shown in the report). */
-  promises: string;
-  /** Only with a webhook receiver URL. */
-  needsReceiver?: boolean;
-  /** Only when `exerciseRateLimit` is set. */
-  needsRateLimit?: boolean;
+/** One conformance scenario with its script: a short run over the public client. */
+export interface ScenarioScript extends Scenario {
   /** The script. */
   run(ctx: ScenarioContext): Promise<void>;
 }

@@ -10,13 +10,17 @@
  * process.exitCode = report.ok ? 0 : 1;
  * ```
  *
- * It imports only the client and the webhooks entries, never the sandbox.
+ * It imports only the client and the webhooks entries, never the sandbox. It publishes what
+ * docs/parity.md shows a partner calling and the types of what those calls take and give; the
+ * scenario library's machinery (its context, the comparison rules, the reference's field tables,
+ * the check digits) and the command line's runner stay inside (docs/decisions.md, "Parity").
  * @module
  */
-export { runConformance, selectScenarios, ConformanceOptionsError } from './runner.js';
+import { SCENARIOS as SCRIPTS } from './scenarios/index.js';
+import type { Scenario } from './types.js';
+
+export { runConformance, ConformanceOptionsError } from './runner.js';
 export { formatTable, formatJson, formatJunit } from './report.js';
-export { SCENARIOS } from './scenarios/index.js';
-export { ScenarioContext, ScenarioStop, cpfFrom, cnpjFrom, type Observed, type Scenario } from './context.js';
 export { pacedFetch } from './pacing.js';
 export {
   recordingFetch,
@@ -32,29 +36,24 @@ export {
   type ExchangeDiff,
   type DiffCassetteOptions,
 } from './cassette.js';
-export { isCpf, type RedactOptions } from './redact.js';
-export { kindOf, kindMatches, diffJson, diffAnswers, checkFieldSet, formatDifferences, VALUE_FIELDS, type Difference, type FieldSetCheck, type ComparableAnswer } from './compare.js';
-export {
-  DEFAULT_PIX_FIXTURES,
-  CATALOG_STATUS,
-  USER_FIELDS,
-  QUOTE_FIELDS,
-  CONVERSION_FIELDS,
-  KYC_VIEW_FIELDS,
-  WALLET_FIELDS,
-  WEBHOOK_ENDPOINT_FIELDS,
-  type PixFixtures,
-  type FieldSet,
-  type ValueKind,
-} from './reference.js';
-export { runConformanceCommand, type ConformanceCommandOptions, type CommandOutput } from './command.js';
+export type { RedactOptions } from './redact.js';
+export type { Difference } from './compare.js';
+export { DEFAULT_PIX_FIXTURES, type PixFixtures } from './reference.js';
 export type {
   Check,
   CheckLevel,
   Verdict,
+  Scenario,
   ScenarioResult,
   ConformanceReport,
   ConformanceOptions,
   ReceivedWebhook,
   PacingOptions,
 } from './types.js';
+
+/**
+ * The scenario library, in run order: each scenario's id (what the `scenarios` option and
+ * `--scenario` select), its title and the reference's promises it checks (docs/parity.md,
+ * "The scenarios").
+ */
+export const SCENARIOS: readonly Scenario[] = SCRIPTS;

@@ -2,23 +2,12 @@
  * Redaction of a cassette on write: API keys, webhook secrets and CPF numbers never reach it.
  * @module
  */
+import { isCpf } from './check-digits.js';
 
 // Up to a space, a quote or a delimiter: keys and secrets contain none of them.
 const SECRET = /\b(sk_(?:test|live)_|whsec_)(?!\[redacted\])[^\s"'`<>,;()[\]{}\\]+/g;
 // 11 digits, bare or as 000.000.000-00, not inside a longer run of digits.
 const CPF = /(?<![\d.])(\d{3})\.?(\d{3})\.?(\d{3})-?(\d{2})(?![\d])/g;
-
-/** Whether 11 digits are a CPF (check digits right, not all one digit). */
-export function isCpf(digits: string): boolean {
-  if (!/^\d{11}$/.test(digits) || /^(\d)\1{10}$/.test(digits)) return false;
-  const d = [...digits].map(Number);
-  for (const len of [9, 10]) {
-    let sum = 0;
-    for (let i = 0; i < len; i++) sum += (d[i] as number) * (len + 1 - i);
-    if (((sum * 10) % 11) % 10 !== d[len]) return false;
-  }
-  return true;
-}
 
 /** Replaces API keys and webhook secrets by their prefix and `[redacted]`. */
 export function redactSecrets(text: string): string {

@@ -4,7 +4,7 @@
  * @module
  */
 import type { FetchLike } from '../index.js';
-import { ScenarioContext, ScenarioStop, type Observed, type Scenario } from './context.js';
+import { ScenarioContext, ScenarioStop, type Observed, type ScenarioScript } from './context.js';
 import { pacedFetch } from './pacing.js';
 import { DEFAULT_PIX_FIXTURES } from './reference.js';
 import { SCENARIOS } from './scenarios/index.js';
@@ -37,7 +37,7 @@ function validate(options: ConformanceOptions): string {
 }
 
 /** The scenarios `selection` names (an id, or a prefix ending in `.`); every one when empty. */
-export function selectScenarios(selection: readonly string[] | undefined, library: readonly Scenario[] = SCENARIOS): Scenario[] {
+export function selectScenarios(selection: readonly string[] | undefined, library: readonly ScenarioScript[] = SCENARIOS): ScenarioScript[] {
   if (selection === undefined || selection.length === 0) return [...library];
   const unknown = selection.filter((s) => !library.some((sc) => sc.id === s || (s.endsWith('.') && sc.id.startsWith(s))));
   if (unknown.length > 0) throw new ConformanceOptionsError(`Unknown scenario ${unknown.map((u) => JSON.stringify(u)).join(', ')}; known: ${library.map((s) => s.id).join(', ')}.`);

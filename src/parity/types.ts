@@ -36,6 +36,20 @@ export interface Check {
  */
 export type Verdict = 'pass' | 'finding' | 'fail' | 'error' | 'skipped';
 
+/** A scenario of the library, as `SCENARIOS` lists it: its id (what `scenarios` selects) and what it checks. */
+export interface Scenario {
+  /** Stable id, `area.name`. */
+  id: string;
+  /** One line. */
+  title: string;
+  /** What the reference promises, in words (shown in the report). */
+  promises: string;
+  /** Only with a webhook receiver URL. */
+  needsReceiver?: boolean;
+  /** Only when `exerciseRateLimit` is set. */
+  needsRateLimit?: boolean;
+}
+
 /** The outcome of one scenario. */
 export interface ScenarioResult {
   /** Stable id, e.g. `users.errors`. */

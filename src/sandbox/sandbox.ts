@@ -13,8 +13,9 @@ import { type SandboxSnapshot, loadSnapshot, snapshotParts, takeSnapshot } from 
 import { type TenantDocument, type TenantTransfer, tenantTransfer } from './core/transfer.js';
 import type { SandboxEvent, TenantState } from './core/state.js';
 import { App } from './http/app.js';
-import { REQUEST_LOG_SIZE } from './http/request-log.js';
+import { type Arrival, REQUEST_LOG_SIZE, type RequestLog } from './http/request-log.js';
 import { SandboxResponse, fastIncoming } from './http/fetch.js';
+import { readApiKey } from './http/authentication.js';
 import { type Answer, type Incoming, type Middleware, incomingOf } from './http/call.js';
 import type { SandboxPlugin } from './http/plugin.js';
 import { type RouteDef, coreRoutes } from './http/routes/index.js';
@@ -28,8 +29,10 @@ import { Inspection, requestOut } from './inspector/inspection.js';
 import type { SandboxInspector } from './inspector/types.js';
 import type { Persistence, StoredParts } from './stored.js';
 
-// The one validation of price, limits and timings, for the serve flags (src/server/settings.ts).
+// The one validation of price, limits and timings, for the serve flags (src/server/commands/serve-settings.ts).
 export { parseSettings } from './core/settings.js';
+// A snapshot's records (opaque in the public types), for the import of the old data folder (src/server/data/legacy.ts).
+export type { SnapshotRecords, TenantRecords } from './core/snapshot.js';
 
 function toMs(value: Date | string | number): number {
   const ms = value instanceof Date ? value.getTime() : typeof value === 'number' ? value : Date.parse(value);
@@ -273,10 +276,22 @@ export class SandboxImpl implements Sandbox {
     return this.#app.handle(request);
   }
 
-  /** `handle` without the web `Request` and `Response`: the Node server's path (src/server/adapter.ts). */
-  dispatch(incoming: Incoming): Promise<Answer> {
+  /**
+   * `handle` without the web `Request` and `Response`: the Node server's path
+   * (src/server/http/listener.ts). `arrival`: when the host received the request and its method
+   * as sent, for the request log.
+   */
+  dispatch(incoming: Incoming, arrival?: Arrival): Promise<Answer> {
     if (this.#platform.closed) return Promise.reject(new SandboxClosedError('handle'));
-    return this.#app.dispatch(incoming);
+    return this.#app.dispatch(incoming, arrival);
+  }
+
+  /**
+   * The request log (http/request-log.ts): the app records what it answers; a server records its
+   * own refusals in it, and reads it for its stderr line and its feed `/_sandbox/logs`.
+   */
+  get requests(): RequestLog {
+    return this.#app.requests;
   }
 
   get apiKey(): string {
@@ -419,12 +434,12 @@ export class SandboxImpl implements Sandbox {
 
   /**
    * The tenant whose live API key an `Authorization: Bearer <key>` header carries, and a check
-   * that the key is still live (a rotation revokes it); `null` for anything else. The server
-   * attributes its log lines and its log feed's readers with it.
+   * that the key is still live (a rotation revokes it); `null` for anything else. The request
+   * log's feed decides its readers with it (`RequestLog.readerOf`).
    */
   keyOwner(authorization: string | null | undefined): { tenantId: string; live: () => boolean } | null {
-    if (authorization === null || authorization === undefined || !authorization.startsWith('Bearer ')) return null;
-    const secret = authorization.slice(7);
+    const secret = readApiKey(authorization ?? null, this.#platform.settings.environment);
+    if (typeof secret !== 'string') return null;
     const key = this.#platform.keyOf(secret);
     if (key === undefined || key.revokedAt !== null) return null;
     // Looked up again each time: a stored tenant that left memory comes back with new key objects.

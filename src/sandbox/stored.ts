@@ -256,6 +256,11 @@ export class Persistence implements TenantSource {
     this.#makeRoom(tenant);
   }
 
+  moved(tenantId: string): void {
+    // An advance in process (the HTTP advance is a request, committed with its answer).
+    this.#changed(tenantId);
+  }
+
   wake(tenantId: string, realAt: number): void {
     // A timer scheduled: its tenant changed (an advance without a request, in process, included).
     const tenant = this.#platform.tenants.get(tenantId);

@@ -270,3 +270,68 @@ export interface Sandbox {
   /** Closes the sandbox and waits for attempts in flight (`await using sandbox = createSandbox()`). */
   [Symbol.asyncDispose](): Promise<void>;
 }
+
+/**
+ * Options of `createStoredSandbox`: the sandbox's own ({@link SandboxOptions}), and what its
+ * host supplies (when to write, how to wake up, how much to keep in memory, whom to tell of
+ * failed writes). Everything else (the schema, how a tenant becomes rows, when a change is
+ * committed) is the sandbox's.
+ */
+export interface StoredSandboxOptions extends SandboxOptions {
+  /**
+   * Arms the host's own alarm for `at` (epoch ms, real time), the earliest timer of any tenant
+   * (a Durable Object's `ctx.storage.setAlarm`); the alarm's handler then calls
+   * {@link StoredSandbox.wakeUp}. Only the earliest instant is armed: a later call replaces it.
+   * Without `arm`, one real timer of this process does it.
+   */
+  arm?: (at: number) => void;
+  /**
+   * Runs `fn` after the other callbacks of this turn of the event loop (`setImmediate` on Node):
+   * the answers of one turn then share one transaction (a group commit). Without it, each answer
+   * commits on its own before it leaves.
+   */
+  defer?: (fn: () => void) => void;
+  /** A tenant unused this long (ms) leaves memory, written; 0 keeps every tenant loaded (default 60,000). */
+  idleMs?: number;
+  /** At most this many tenants in memory: past it, the least recently used idle one leaves (default 1,000). */
+  maxTenants?: number;
+  /**
+   * When the database holds no sandbox yet: start from this state (a `sandbox.snapshot()`)
+   * instead of one new default tenant. It is written in the first transaction; its tenants then
+   * load on first use. Ignored when the database already holds a sandbox.
+   */
+  initial?: SandboxSnapshot;
+  /**
+   * Told when writes start failing (once, until one succeeds again). Meanwhile every request
+   * answers 503 `storage_unavailable`, changing nothing, and the tenants in memory are dropped
+   * (the database keeps what was answered before).
+   */
+  onWriteError?: (error: unknown) => void;
+  /** Told when a write succeeds after failures. */
+  onWriteRecovered?: () => void;
+}
+
+/**
+ * A sandbox whose state lives in a SQL database (`createStoredSandbox`): the database is the
+ * truth, memory holds the tenants in use. Tenants load on first use and leave memory when idle;
+ * every answered mutation is committed before its answer leaves (503 `storage_unavailable`,
+ * nothing changed, when the write fails); timers wake their tenants from the database, so a
+ * restart on the same database resumes every tenant with its pending timers.
+ *
+ * `close()` stops it and writes what waits; the driver stays the host's to close afterwards.
+ */
+export interface StoredSandbox extends Sandbox {
+  /**
+   * Writes, now and in one transaction, the changes made without a request (a webhook attempt's
+   * outcome, a timer that fired): the sandbox writes them on its own on the next turn of the
+   * event loop, but a host whose runtime may stop after a callback (a Durable Object after
+   * `alarm()` or a `waitUntil`) calls this before it ends.
+   */
+  flush(): void;
+  /**
+   * Fires the timers of every tenant whose earliest timer has come (loading it when needed) and
+   * writes their changes: the handler of the host's alarm ({@link StoredSandboxOptions.arm}),
+   * which is armed again for the next timer.
+   */
+  wakeUp(): void;
+}

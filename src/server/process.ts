@@ -1,5 +1,6 @@
 /**
- * Small process helpers shared by the server's commands and its data folder.
+ * Small process helpers shared by the CLI (the watch on the parent process, cli/process-io.ts)
+ * and the data folder (its lock names the pid that holds it, data/folder.ts).
  * @module
  */
 

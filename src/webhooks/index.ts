@@ -1,7 +1,8 @@
 /**
- * `pix-usdt/webhooks`: verify and sign webhook deliveries, parse them into typed events, and
- * process each one once (`createWebhookHandler`, its stores and its Node, Express and Fastify
- * adapters), in the order of the state machines (`shouldApplySnapshot`).
+ * `pix-usdt/webhooks`: verify and sign webhook deliveries, and parse them into typed events.
+ * Small enough for a browser or an edge function; the receiver kit (`createWebhookHandler`, its
+ * stores, the Node, Express and Fastify adapters, the state-order helper) is
+ * `pix-usdt/webhooks/receiver`.
  * Runs wherever WebCrypto does (Node 20+, browsers, Deno, Bun, Workers); on Node it uses
  * `node:crypto`, reached at run time without a static import.
  * @module
@@ -34,26 +35,3 @@ export type {
   UserEventType,
   WebhookEvent,
 } from './events.js';
-export { createWebhookHandler } from './receiver/handler.js';
-export type {
-  ConfirmClient,
-  ConfirmedResource,
-  WebhookAnswer,
-  WebhookEventContext,
-  WebhookHandler,
-  WebhookHandlerOptions,
-  WebhookInput,
-  WebhookOutcome,
-} from './receiver/handler.js';
-export { createMemoryEventStore, WebhookLeaseLostError } from './receiver/store.js';
-export type { ClaimOptions, ClaimResult, EventClaim, MemoryEventStoreOptions, WebhookEventStore } from './receiver/store.js';
-export { createSqlEventStore, sqlEventStoreSchema } from './receiver/sql.js';
-export type { SqlClient, SqlDatabase, SqlPoolClient, SqlEventStore, SqlEventStoreOptions, SqlQueryResult, SqlTransactionRunner } from './receiver/sql.js';
-export { toNodeHandler } from './receiver/node.js';
-export type { NodeRequestLike, NodeResponseLike } from './receiver/node.js';
-export { expressWebhook, keepRawBody, toExpressHandler } from './receiver/express.js';
-export type { ExpressAppLike, ExpressRequestLike } from './receiver/express.js';
-export { fastifyWebhook } from './receiver/fastify.js';
-export type { FastifyInstanceLike, FastifyReplyLike, FastifyRequestLike, FastifyWebhookOptions } from './receiver/fastify.js';
-export { compareStates, isNewerState, isTerminalState, shouldApplySnapshot } from './order.js';
-export type { OrderedResource, StateOrder, StateSnapshot } from './order.js';

@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PixUsdt } from '../../src/index.js';
-import { type RunningServer, startServer } from '../../src/server/main.js';
+import { type RunningServer, startServer } from '../../src/server/http/start.js';
 import { launchChromium } from '../support/browser.js';
 import { WALLET, cpf } from '../sandbox/raw.js';
 
@@ -35,7 +35,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
   server = await startServer(
-    { port: 0, host: '127.0.0.1', https: false, cert: undefined, key: undefined, seed: 7, environment: 'sandbox', insecureWebhooks: false },
+    { port: 0, host: '127.0.0.1', sandbox: { seed: 7 } },
     () => undefined,
   );
   browser = await launchChromium();

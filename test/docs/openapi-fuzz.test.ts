@@ -6,7 +6,7 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from '../../src/server/main.js';
+import { type RunningServer, startServer } from '../../src/server/http/start.js';
 import { type Operation, type Parameter, type Schema, doc, operations, resolve, valid } from './openapi-values.js';
 import { runPositive } from './openapi-positive.js';
 
@@ -70,7 +70,7 @@ async function call(method: string, path: string, body?: unknown, key = server.s
 
 beforeAll(async () => {
   server = await startServer(
-    { port: 0, host: '127.0.0.1', https: false, cert: undefined, key: undefined, seed: 17, environment: 'sandbox', insecureWebhooks: false },
+    { port: 0, host: '127.0.0.1', sandbox: { seed: 17 } },
     () => undefined,
   );
   // Real ids, so that generated requests reach the handlers and not only the 404s.

@@ -25,7 +25,7 @@ import fc from 'fast-check';
 import { expect } from 'vitest';
 import { generateCnpj } from '../../src/pix/testing.js';
 import { SANDBOX_PIX_EMAIL, SANDBOX_PIX_EVP, SANDBOX_PIX_PHONE } from '../../src/sandbox/index.js';
-import type { RunningServer } from '../../src/server/main.js';
+import type { RunningServer } from '../../src/server/http/start.js';
 import { cpf } from '../support/fixtures.js';
 import { type Operation, type Parameter, operations, valid } from './openapi-values.js';
 

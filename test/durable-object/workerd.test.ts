@@ -1,5 +1,7 @@
 /**
- * The Durable Objects deployment on the bare workerd binary (examples/durable-object): two
+ * The Durable Objects deployment on the bare workerd binary (examples/durable-object, the Worker
+ * `export { default, TenantObject, Directory } from 'pix-usdt/durable-object'` bundled from the
+ * built package as wrangler bundles it; `npm run build` first): two
  * tenants' lifecycles through the public client, one left idle until its alarm settles a
  * conversion (a receiver here verifies the signed delivery at the default tolerance), a fork of a
  * tenant in an object of its own, then `kill -9`, a timer falling due while workerd is down, a

@@ -15,6 +15,7 @@
 import { PixUsdt } from '../../src/index.js';
 import { type Sandbox, createSandbox } from '../../src/sandbox/index.js';
 import type { Keys } from './generator.js';
+import { snapshotRecords } from '../support/records.js';
 
 const WALLET = '0x1111111111111111111111111111111111111111';
 
@@ -79,7 +80,7 @@ export async function createFuzzWorld(): Promise<{ sandbox: Sandbox; keys: Keys 
 
 /** The snapshot without the parts that may legitimately move (see the module comment). */
 export function visibleState(sandbox: Sandbox): string {
-  const { random: _random, ...snapshot } = sandbox.snapshot();
+  const { random: _random, ...snapshot } = snapshotRecords(sandbox.snapshot());
   const tenants = snapshot.tenants.map(({ idempotency: _i, rateWindows: _r, ...rest }) => rest);
   return JSON.stringify({ ...snapshot, tenants });
 }

@@ -19,7 +19,7 @@ interface Server {
 }
 
 async function start(): Promise<Server> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/cli.ts', 'serve', '--port', '0', '--seed', '7'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/cli/main.ts', 'serve', '--port', '0', '--seed', '7'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
   const ready = await new Promise<Server['ready']>((resolve, reject) => {

@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { PixUsdt, type FetchLike } from 'pix-usdt';
 import { createSandbox } from 'pix-usdt/sandbox';
-import { diffCassette, isCpf, recordingFetch, replayFetch, runConformance, UnrecordedRequestError, type Cassette } from 'pix-usdt/parity';
+import { diffCassette, recordingFetch, replayFetch, runConformance, UnrecordedRequestError, type Cassette } from 'pix-usdt/parity';
+import { isCpf } from '../../src/parity/check-digits.js';
 import { leaks } from '../hygiene/leaks.js';
 import { cpf } from '../support/fixtures.js';
 import { FAST, breakDuplicateCpf, sandboxWithReceiver } from './helpers.js';

@@ -16,7 +16,7 @@ describe('pix-usdt-sandbox conformance', () => {
     const { ready } = await serve();
     const junit = join(mkdtempSync(join(tmpdir(), 'parity-')), 'report.xml');
     const cassette = join(junit, '..', 'run.cassette.json');
-    const child = run(['conformance', '--base-url', ready.url, '--api-key', ready.api_key, '--no-pacing', '--json', '--junit', junit, '--record', cassette, '--scenario', 'users.', '--scenario', 'errors.request']);
+    const child = run(['conformance', '--url', ready.url, '--api-key', ready.api_key, '--no-pacing', '--json', '--junit', junit, '--record', cassette, '--scenario', 'users.', '--scenario', 'errors.request']);
     expect(await exitCode(child, 60_000)).toBe(0);
     const report = JSON.parse(child.stdout()) as { ok: boolean; scenarios: Array<{ id: string; verdict: string }> };
     expect(report.ok).toBe(true);
@@ -38,7 +38,9 @@ describe('pix-usdt-sandbox conformance', () => {
     expect(child.stderr()).toMatch(/Refusing a sk_live_ key/);
     const help = run(['conformance', '--help']);
     expect(await exitCode(help)).toBe(0);
-    for (const option of ['--base-url', '--api-key', '--receiver-url', '--receiver-port', '--json', '--junit', '--record', '--scenario', '--rate-limit', '--no-pacing']) expect(help.stdout()).toContain(option);
+    // commander's help, as every command's: --url first, its older name --base-url kept.
+    expect(help.stdout()).toMatch(/^\s+--url <URL>/m);
+    for (const option of ['--url', '--base-url', '--api-key', '--receiver-url', '--receiver-port', '--json', '--junit', '--record', '--scenario', '--rate-limit', '--no-pacing']) expect(help.stdout()).toContain(option);
     const missing = run(['conformance', '--base-url', 'https://x.test'], { PIX_USDT_API_KEY: '' });
     expect(await exitCode(missing)).toBe(2);
   });

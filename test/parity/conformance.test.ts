@@ -10,8 +10,9 @@ import { setupServer } from 'msw/node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSandboxHandlers } from 'pix-usdt/sandbox/msw';
 import { SANDBOX_PIX_EMAIL, SANDBOX_PIX_NOT_FOUND_EMAIL, SANDBOX_PIX_NOT_FOUND_PHONE, SANDBOX_PIX_PHONE } from 'pix-usdt/sandbox';
-import { DEFAULT_PIX_FIXTURES, SCENARIOS, formatJunit, formatTable, runConformance, runConformanceCommand, type ConformanceReport, type ReceivedWebhook } from 'pix-usdt/parity';
-import { generateSelfSigned } from '../../src/server/tls.js';
+import { DEFAULT_PIX_FIXTURES, SCENARIOS, formatJunit, formatTable, runConformance, type ConformanceReport, type ReceivedWebhook } from 'pix-usdt/parity';
+import { runConformanceCommand } from '../../src/parity/command.js';
+import { generateSelfSigned } from '../../src/server/http/tls.js';
 import { serve, stopAll } from '../server/helpers.js';
 import { FAST, breakDuplicateCpf, sandboxWithReceiver } from './helpers.js';
 

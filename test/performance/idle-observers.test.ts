@@ -19,7 +19,7 @@ interface ScriptCoverage {
 // Files whose every function is an idle observer's work, and observer functions in shared files.
 const IDLE_FILES = [/src\/sandbox\/inspector\/inspection\.ts/, /src\/sandbox\/core\/snapshot\.ts/, /src\/sandbox\/core\/alarm\.ts/];
 const IDLE_FUNCTIONS: Array<[RegExp, RegExp]> = [
-  [/src\/sandbox\/http\/request-log\.ts/, /^(add|objectIdsOf|recent)$/],
+  [/src\/sandbox\/http\/request-log\.ts/, /^(add|idInBody|recent)$/],
   [/src\/sandbox\/http\/app\.ts/, /^#log$/],
   [/src\/sandbox\/core\/platform\.ts/, /^(changed|#wakeLater|#realDue)$/],
 ];

@@ -8,6 +8,7 @@ import { expect } from 'vitest';
 import { CONVERSION_MACHINE, KYC_MACHINE, type Machine, QUOTE_MACHINE, type SandboxEvent, TRANSACTION_MACHINE } from '../../src/sandbox/index.js';
 import { type SeenEvent, explains } from './machine-paths.js';
 import type { Observation, World } from './world.js';
+import { snapshotRecords } from '../support/records.js';
 
 /** Statuses that released the conversion's limit reservation (release_limit in their row). */
 const RELEASED = new Set(['canceled', 'expired', 'failed', 'abandoned']);
@@ -71,12 +72,12 @@ function sum(values: Iterable<string>): string {
 }
 
 /**
- * Limit reservations, read from `sandbox.snapshot()` (public), whose conversion records carry
+ * Limit reservations, read from `sandbox.snapshot()` (its records, opaque to partners), whose conversion records carry
  * the engine's internal `reservedBrl`: a released conversion holds nothing, and the usage
  * counters at every level are exactly the sum of what the conversions hold.
  */
 export function checkReservations(world: World): { held: Map<string, string> } {
-  const snap = world.sandbox.snapshot();
+  const snap = snapshotRecords(world.sandbox.snapshot());
   const tenant = snap.tenants.find((t) => t.id === world.sandbox.tenantId);
   if (!tenant) throw new Error('default tenant missing from the snapshot');
   const held = new Map<string, string>();

@@ -8,6 +8,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { ConnectionError, PixUsdt } from '../../src/index.js';
 import { type ReceiverContext, SandboxClosedError, createSandbox, isSandboxClosedError } from '../../src/sandbox/index.js';
 import { cpf } from '../support/fixtures.js';
+import { snapshotRecords } from '../support/records.js';
 
 const T0 = Date.parse('2026-05-04T10:00:00.000Z');
 const RECEIVER = 'https://partner.example/hooks';
@@ -78,7 +79,7 @@ describe('sandbox.close()', () => {
     const openQuote = await quoteIn(openOne);
     await closedOne.close();
     const status = (sandbox: typeof closedOne, id: string): string | undefined =>
-      sandbox.snapshot().tenants.flatMap((t) => t.quotes).find((q) => q.id === id)?.status;
+      snapshotRecords(sandbox.snapshot()).tenants.flatMap((t) => t.quotes).find((q) => q.id === id)?.status;
     await vi.waitFor(() => expect(status(openOne, openQuote)).toBe('expired'), { timeout: 5_000, interval: 10 });
     expect(status(closedOne, closedQuote)).toBe('active');
     expect(closedOne.events().map((e) => e.type)).toEqual(['user.kyc_pending', 'user.kyc_approved']);
@@ -126,7 +127,7 @@ describe('sandbox.close()', () => {
     }
     // Reads: the state as it was.
     expect(sandbox.events().map((e) => e.type)).toEqual(['user.kyc_pending']);
-    expect(sandbox.snapshot().tenants[0]?.users).toHaveLength(1);
+    expect(snapshotRecords(sandbox.snapshot()).tenants[0]?.users).toHaveLength(1);
     expect(sandbox.clock.now().getTime()).toBe(T0);
     expect(sandbox.webhooks.delivered()).toEqual([]);
     expect(sandbox.apiKey).toMatch(/^sk_test_/);

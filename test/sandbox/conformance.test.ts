@@ -156,7 +156,7 @@ describe('error catalog conformance', () => {
       expectError(refused, 'storage_unavailable');
       expect(refused.headers.get('retry-after')).toBe('1');
     } finally {
-      close();
+      await close();
     }
   });
 

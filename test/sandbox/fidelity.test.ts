@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { createSandbox } from '../../src/sandbox/index.js';
 import { approvedUser, offrampBody, raw } from './raw.js';
 import { T0, expectCode, setup } from './fixture.js';
+import { snapshotRecords } from '../support/records.js';
 
 const MIN = 60_000;
 const DAY = 86_400_000;
@@ -103,7 +104,7 @@ describe('POST /v1/transactions and the limits', () => {
     await blocked();
     await f.client.users.delete(userId);
     expect((await f.client.transactions.retrieve(c)).status).toBe('cancelled');
-    const snap = f.sandbox.snapshot();
+    const snap = snapshotRecords(f.sandbox.snapshot());
     const tenant = snap.tenants.find((t) => t.id === f.sandbox.tenantId);
     const today = `d${Math.floor((T0 + DAY + 15 * MIN) / DAY)}`;
     expect(tenant?.usage.find(([key]) => key === today)).toBeUndefined();
@@ -203,7 +204,7 @@ describe('liquidation', () => {
     await expectCode(f.client.quotes.accept((await f.onrampQuote(userId, '540.00')).id), 'transaction_limit_exceeded', 422);
     await f.client.quotes.accept((await f.onrampQuote(userId, '300.00')).id);
     // And the accept day's bucket was given back.
-    const tenant = f.sandbox.snapshot().tenants.find((t) => t.id === f.sandbox.tenantId);
+    const tenant = snapshotRecords(f.sandbox.snapshot()).tenants.find((t) => t.id === f.sandbox.tenantId);
     expect(tenant?.usage.find(([key]) => key === `u${userId}d${Math.floor(T0 / DAY)}`)).toBeUndefined();
   });
 });

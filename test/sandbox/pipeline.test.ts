@@ -9,6 +9,7 @@ import { API_KEY_REFUSALS, type ApiKeyRefusal, type Sandbox, createSandbox, read
 import { type AppCall, type AuthenticatedCall, type Check, Pipeline, type RoutedCall } from '../../src/sandbox/http/call.js';
 import type { RouteContext } from '../../src/sandbox/http/routes/types.js';
 import { STAGES } from '../../src/sandbox/http/stages.js';
+import { snapshotRecords } from '../support/records.js';
 import { cpf, raw } from './raw.js';
 
 const NOW = '2026-05-01T00:00:00Z';
@@ -68,7 +69,7 @@ describe('the stages', () => {
     expect(STAGES.map((s) => s.name)).toEqual(['authenticate', 'expire_idempotency', 'route', 'authorize', 'idempotency', 'validate', 'rate_limit', 'execute']);
   });
 
-  const keysOf = (sb: Sandbox, tenantId: string): string[] => sb.snapshot().tenants.find((t) => t.id === tenantId)?.idempotency.map((r) => r.key) ?? [];
+  const keysOf = (sb: Sandbox, tenantId: string): string[] => snapshotRecords(sb.snapshot()).tenants.find((t) => t.id === tenantId)?.idempotency.map((r) => r.key) ?? [];
 
   // A tenant whose key can rotate keys (an idempotent mutation) and nothing else, with one record stored 61 s past a 60 s TTL.
   async function storedThenDue(): Promise<{ sb: Sandbox; tenantId: string; apiKey: string }> {

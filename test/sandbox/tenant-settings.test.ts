@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { type Sandbox, type SandboxSnapshot, createSandbox } from '../../src/sandbox/index.js';
 import { approvedUser, onrampBody, offrampBody, raw } from './raw.js';
+import { snapshotRecords } from '../support/records.js';
 
 const NOW = '2026-03-02T12:00:00Z';
 
@@ -108,7 +109,7 @@ describe('settings per tenant, in process', () => {
     other.settings.setLimits({ partner: { daily: '123.45' } });
     other.settings.setTimings({ settlementDelaySeconds: 5 });
     const snapshot = source.snapshot();
-    expect(snapshot.tenants.find((t) => t.id === other.tenantId)?.settings).toEqual({ limits: { partner: { daily: '123.45' } }, timings: { settlementDelaySeconds: 5 } });
+    expect(snapshotRecords(snapshot).tenants.find((t) => t.id === other.tenantId)?.settings).toEqual({ limits: { partner: { daily: '123.45' } }, timings: { settlementDelaySeconds: 5 } });
     const target = createSandbox({ seed: 'snap-target', now: NOW, depositWindowSeconds: 60 });
     target.restore(JSON.stringify(snapshot));
     expect(target.price.midRate).toBe('6.10');

@@ -9,11 +9,13 @@ import { constructEvent } from '../../src/webhooks/index.js';
 import { MAX_TENANT_DOCUMENT_CHARS, type Sandbox, type TenantDocument, TenantDocumentError, createSandbox } from '../../src/sandbox/index.js';
 import { WALLET, cpf } from './raw.js';
 import { storedSandbox } from '../support/stored.js';
+import { documentRecords } from '../support/records.js';
+import type { TenantDocumentRecords } from '../../src/sandbox/core/transfer.js';
 
 const T0 = Date.parse('2026-03-02T12:00:00.000Z');
-const closers: Array<() => void> = [];
-afterEach(() => {
-  for (const close of closers.splice(0)) close();
+const closers: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
 });
 
 /** A tenant with a bit of everything: users, a conversion waiting to settle, an endpoint with its secret, a price of its own, a replayable answer. */
@@ -33,7 +35,7 @@ async function populate(sandbox: Sandbox, apiKey = sandbox.apiKey): Promise<{ cl
 }
 
 /** A document with the ids of its tenant and keys (and the key secrets) replaced by placeholders, and its export time dropped. */
-function anonymous(doc: TenantDocument): unknown {
+function anonymous(doc: TenantDocumentRecords): unknown {
   let text = JSON.stringify({ ...doc, exported_at: '' });
   text = text.split(doc.tenant.id).join('<tenant>');
   doc.tenant.keys.forEach((k, i) => {
@@ -56,7 +58,7 @@ describe.each([
   it('exports a tenant as one versioned document, the same in process and over HTTP, with everything it holds', async () => {
     const sandbox = make();
     const { client, endpointId } = await populate(sandbox);
-    const doc = sandbox.exportTenant();
+    const doc = documentRecords(sandbox.exportTenant());
     expect(doc).toMatchObject({ format: 'pix-usdt-tenant', version: 1, environment: 'sandbox' });
     const t = doc.tenant;
     expect(t.id).toBe(sandbox.tenantId);
@@ -74,24 +76,24 @@ describe.each([
   it('round-trips: a fork of a fork exports what its source exports, but for the ids of the tenant and the keys', async () => {
     const sandbox = make();
     await populate(sandbox);
-    const doc = sandbox.exportTenant();
+    const doc = documentRecords(sandbox.exportTenant());
     const fork = sandbox.createTenant({ snapshot: doc });
     expect(fork.tenantId).not.toBe(sandbox.tenantId);
     expect(fork.apiKey).not.toBe(sandbox.apiKey);
-    const forked = sandbox.exportTenant(fork.tenantId);
+    const forked = documentRecords(sandbox.exportTenant(fork.tenantId));
     expect(forked.tenant.id).toBe(fork.tenantId);
     expect(forked.tenant.keys.map((k) => k.id)).not.toEqual(doc.tenant.keys.map((k) => k.id));
     expect(anonymous(forked)).toEqual(anonymous(doc));
     // As JSON text too, into another sandbox.
     const other = make();
     const again = other.createTenant({ snapshot: JSON.stringify(forked) });
-    expect(anonymous(other.exportTenant(again.tenantId))).toEqual(anonymous(doc));
+    expect(anonymous(documentRecords(other.exportTenant(again.tenantId)))).toEqual(anonymous(doc));
   });
 
   it("a fork answers with its own keys only, replays its source's idempotent answers, and leaves its source alone", async () => {
     const sandbox = make();
     const { conversionId } = await populate(sandbox);
-    const fork = sandbox.createTenant({ snapshot: sandbox.exportTenant() });
+    const fork = sandbox.createTenant({ snapshot: documentRecords(sandbox.exportTenant()) });
     const forkClient = new PixUsdt({ apiKey: fork.apiKey, fetch: sandbox.fetch, maxRetries: 0 });
     expect((await forkClient.conversions.retrieve(conversionId)).status).toBe('funded');
     const users = await forkClient.users.list();
@@ -113,7 +115,7 @@ describe.each([
   it("a fork's timers fire on its own clock", async () => {
     const sandbox = make();
     const { conversionId } = await populate(sandbox);
-    const fork = sandbox.createTenant({ snapshot: sandbox.exportTenant() });
+    const fork = sandbox.createTenant({ snapshot: documentRecords(sandbox.exportTenant()) });
     expect(fork.clock.now().getTime()).toBe(sandbox.clock.now().getTime());
     await fork.clock.advance({ minutes: 5 });
     const forkClient = new PixUsdt({ apiKey: fork.apiKey, fetch: sandbox.fetch, maxRetries: 0 });
@@ -145,7 +147,7 @@ describe.each([
   it('refuses a snapshot of another version, format or environment, damaged, or too large, and creates nothing', async () => {
     const sandbox = make();
     const { client } = await populate(sandbox);
-    const doc = sandbox.exportTenant();
+    const doc = documentRecords(sandbox.exportTenant());
     const before = JSON.stringify(sandbox.snapshot().tenants.map((t) => t.id));
     const bad: Array<[string, unknown, string, string]> = [
       ['another version', { ...doc, version: 2 }, 'version', 'version'],
@@ -194,7 +196,7 @@ describe.each([
     expect(((await tooLarge.json()) as { code: string }).code).toBe('validation_error');
     // Nothing was created: the same tenants, and the caller's data as it was.
     expect(JSON.stringify(sandbox.snapshot().tenants.map((t) => t.id))).toBe(before);
-    expect(anonymous(sandbox.exportTenant())).toEqual(anonymous({ ...doc, tenant: { ...doc.tenant, idempotency: sandbox.exportTenant().tenant.idempotency, events: doc.tenant.events } }));
+    expect(anonymous(documentRecords(sandbox.exportTenant()))).toEqual(anonymous({ ...doc, tenant: { ...doc.tenant, idempotency: documentRecords(sandbox.exportTenant()).tenant.idempotency, events: doc.tenant.events } }));
     expect((await client.users.list()).data).toHaveLength(1);
   });
 });
@@ -205,7 +207,7 @@ describe('a fork of a tenant with webhook deliveries', () => {
     const client = new PixUsdt({ apiKey: sandbox.apiKey, fetch: sandbox.fetch, maxRetries: 0 });
     const url = 'https://receiver.example/hooks';
     const endpoint = await client.webhookEndpoints.create({ url, event_types: ['*'] });
-    const fork = sandbox.createTenant({ snapshot: sandbox.exportTenant() });
+    const fork = sandbox.createTenant({ snapshot: documentRecords(sandbox.exportTenant()) });
     const verified: string[] = [];
     sandbox.webhooks.listen(url, async (request, { now }) => {
       const event = await constructEvent(request, endpoint.secret, { now });

@@ -11,6 +11,7 @@ import type { Stamped } from '../../src/sandbox/core/versions.js';
 import { internalsOf } from '../../src/sandbox/sandbox.js';
 import { type Sandbox, createSandbox } from '../../src/sandbox/index.js';
 import { WALLET, cpf } from './raw.js';
+import { snapshotRecords } from '../support/records.js';
 
 const T0 = Date.parse('2026-03-02T12:00:00.000Z');
 
@@ -134,7 +135,7 @@ describe('record versions', () => {
     await w.call('POST', `/v1/test_helpers/users/${user.json['id'] as string}/kyc`, { status: 'approved' });
     const quote = await w.call('POST', '/v1/quotes', { user_id: user.json['id'], source_currency: 'BRL', target_currency: 'USDT', source_amount: '100.00', destination_wallet_address: WALLET, destination_wallet_network: 'polygon' });
     await w.call('POST', `/v1/quotes/${quote.json['id'] as string}/accept`, {});
-    const snapshot = w.sandbox.snapshot();
+    const snapshot = snapshotRecords(w.sandbox.snapshot());
     const stored = snapshot.tenants.find((t) => t.id === w.sandbox.tenantId)?.idempotency ?? [];
     expect(stored.map((r) => r.body)).toEqual(w.sent.map((s) => s.text));
     for (const r of stored) {
@@ -154,7 +155,7 @@ describe('record versions', () => {
   it('reads idempotency records of snapshots written before (28 hex digits of fingerprint)', async () => {
     const w = world();
     await w.call('POST', '/v1/users', { external_id: 'u1', name: 'Ana', document_type: 'cpf', document_number: cpf(1) }, 'old-key');
-    const snapshot = w.sandbox.snapshot();
+    const snapshot = snapshotRecords(w.sandbox.snapshot());
     const tenant = snapshot.tenants.find((t) => t.id === w.sandbox.tenantId) ?? expect.fail('no tenant');
     // The former form: two 53-bit hashes, the first of which the sandbox compares now.
     for (const r of tenant.idempotency) r.fingerprint = `${r.fingerprint}0123456789abcd`;

@@ -7,7 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, type ServerOptions, startServer } from '../../src/server/main.js';
+import { type RunningServer, type ServerOptions, startServer } from '../../src/server/http/start.js';
 import { launchChromium } from '../support/browser.js';
 
 const HTML = '<!doctype html><meta charset="utf-8"><title>partner app</title><p>app</p>';
@@ -41,12 +41,6 @@ async function start(extra: Partial<ServerOptions> = {}): Promise<RunningServer>
   const options: ServerOptions = {
     port: 0,
     host: '127.0.0.1',
-    https: false,
-    cert: undefined,
-    key: undefined,
-    seed: undefined,
-    environment: 'sandbox',
-    insecureWebhooks: false,
     ...extra,
   };
   const server = await startServer(options, () => undefined);

@@ -15,6 +15,7 @@ import type { SqlDriver } from '../../src/sandbox/storage/sql.js';
 import { type DataStore, type DataStoreOptions, openDataStore } from '../../src/server/data/store.js';
 import { approvedUser, cpf, onramp } from '../sandbox-webhooks/helpers.js';
 import { type DriverProbe, failingDriver, probe } from '../support/stored.js';
+import { snapshotRecords } from '../support/records.js';
 
 const dirs: string[] = [];
 const stores: DataStore[] = [];
@@ -147,7 +148,7 @@ describe('tenants in memory', () => {
     while (Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       if (store.persistence.loaded > 0) {
-        status = store.sandbox.snapshot().tenants.find((t) => t.id === tenant.tenantId)?.conversions[0]?.status ?? '';
+        status = snapshotRecords(store.sandbox.snapshot()).tenants.find((t) => t.id === tenant.tenantId)?.conversions[0]?.status ?? '';
         if (status === 'completed') break;
       }
     }

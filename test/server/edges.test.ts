@@ -7,7 +7,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSandbox } from '../../src/sandbox/index.js';
-import { type RunningServer, type ServerOptions, startServer } from '../../src/server/main.js';
+import { type RunningServer, type ServerOptions, startServer } from '../../src/server/http/start.js';
 import { CPF } from './helpers.js';
 
 const running: RunningServer[] = [];
@@ -24,12 +24,7 @@ async function start(extra: Partial<ServerOptions> = {}): Promise<{ server: Runn
   const options: ServerOptions = {
     port: 0,
     host: '127.0.0.1',
-    https: false,
-    cert: undefined,
-    key: undefined,
-    seed: 7,
-    environment: 'sandbox',
-    insecureWebhooks: false,
+    sandbox: { seed: 7 },
     ...extra,
   };
   const server = await startServer(options, (line) => logs.push(line));

@@ -1,18 +1,16 @@
 /**
  * Every command's help is wrapped once, to the terminal's width (issue 27): no line passes the
  * width (a word longer than it aside), and no line of a paragraph or list item ends early, as
- * text wrapped twice (at the sources' width, then at the terminal's) did. Pure: parseCommand and
- * conformanceHelp take the width.
+ * text wrapped twice (at the sources' width, then at the terminal's) did. Pure: parseCommand
+ * takes the width (conformance's help included: commander's, as every command's).
  */
 import { describe, expect, it } from 'vitest';
-import { parseCommand } from '../../src/server/args.js';
-import { conformanceHelp } from '../../src/server/conformance.js';
-import { prose, terminalWidth, wrap } from '../../src/server/help.js';
+import { parseCommand } from '../../src/server/cli/program.js';
+import { prose, terminalWidth, wrap } from '../../src/server/cli/help.js';
 
 const COMMANDS = [[], ['serve'], ['listen'], ['trigger'], ['logs'], ['logs', 'tail'], ['resend'], ['conformance']];
 
 function help(words: string[], width: number): string {
-  if (words[0] === 'conformance') return conformanceHelp(width);
   const command = parseCommand([...words, '--help'], { helpWidth: width });
   if (command.kind !== 'help') throw new Error(`${words.join(' ')} --help is not help`);
   return command.text;

@@ -2,13 +2,14 @@
 // address on RunningServer (and the start line), and the API beside it unchanged.
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isLoopback, isLoopbackHost } from '../../src/server/inspector.js';
-import { type RunningServer, startServer } from '../../src/server/main.js';
+import { isLoopbackHost } from '../../src/client/options.js';
+import { hostOf } from '../../src/server/http/inspector.js';
+import { type RunningServer, startServer } from '../../src/server/http/start.js';
 
 let server: RunningServer;
 
 beforeAll(async () => {
-  server = await startServer({ port: 0, host: '127.0.0.1', https: false, cert: undefined, key: undefined, seed: 1, environment: 'sandbox', insecureWebhooks: false }, () => undefined);
+  server = await startServer({ port: 0, host: '127.0.0.1', sandbox: { seed: 1 } }, () => undefined);
 });
 afterAll(() => server.close());
 
@@ -37,13 +38,17 @@ describe('the server inspector', () => {
 
   it('refuses a non-loopback host name (DNS rebinding) and knows loopback addresses', async () => {
     expect((await get('/_inspector/api/tenants', { host: 'attacker.example:80' })).status).toBe(403);
-    expect(isLoopback('127.0.0.1')).toBe(true);
-    expect(isLoopback('::ffff:127.0.0.1')).toBe(true);
-    expect(isLoopback('::1')).toBe(true);
-    expect(isLoopback('10.0.0.1')).toBe(false);
-    expect(isLoopbackHost('localhost:4010')).toBe(true);
-    expect(isLoopbackHost('[::1]:4010')).toBe(true);
+    // Socket addresses and Host headers go through the one rule (client/options.ts).
     expect(isLoopbackHost('127.0.0.1')).toBe(true);
-    expect(isLoopbackHost('127.0.0.1.nip.io')).toBe(false);
+    expect(isLoopbackHost('::ffff:127.0.0.1')).toBe(true);
+    expect(isLoopbackHost('::1')).toBe(true);
+    expect(isLoopbackHost('10.0.0.1')).toBe(false);
+    expect(isLoopbackHost(hostOf('localhost:4010'))).toBe(true);
+    expect(isLoopbackHost(hostOf('[::1]:4010'))).toBe(true);
+    expect(isLoopbackHost(hostOf('127.0.0.1'))).toBe(true);
+    expect(isLoopbackHost(hostOf('127.0.0.1.nip.io'))).toBe(false);
+    expect(isLoopbackHost(hostOf('attacker.example:80'))).toBe(false);
+    expect(hostOf('not a host')).toBe('');
+    expect((await get('/_inspector/api/tenants', { host: `localhost:${new URL(server.url).port}` })).status).toBe(200);
   });
 });

@@ -20,6 +20,7 @@ import { DataFolder } from '../../src/server/data/folder.js';
 import { readLegacy } from '../../src/server/data/legacy.js';
 import { type DataStore, openDataStore } from '../../src/server/data/store.js';
 import { exitCode, serve, stopAll, waitFor } from './helpers.js';
+import { snapshotRecords } from '../support/records.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/legacy-data/', import.meta.url));
 
@@ -65,7 +66,7 @@ function open(dir: string): DataStore {
  * import keeps them.
  */
 function comparable(snapshot: ReturnType<DataStore['sandbox']['snapshot']>): unknown {
-  return snapshot.tenants.map((t) => ({
+  return snapshotRecords(snapshot).tenants.map((t) => ({
     ...t,
     idempotency: [...t.idempotency].sort((a, b) => a.startedAt - b.startedAt).map((r) => ({ ...r, fingerprint: r.fingerprint.slice(0, 14) })),
     usage: [...t.usage].sort(([a], [b]) => a.localeCompare(b)),

@@ -8,12 +8,12 @@
  */
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from '../../src/server/main.js';
+import { type RunningServer, startServer } from '../../src/server/http/start.js';
 
 let server: RunningServer;
 
 beforeAll(async () => {
-  server = await startServer({ port: 0, host: '127.0.0.1', https: false, cert: undefined, key: undefined, seed: 3, environment: 'sandbox', insecureWebhooks: false }, () => undefined);
+  server = await startServer({ port: 0, host: '127.0.0.1', sandbox: { seed: 3 } }, () => undefined);
 });
 afterAll(() => server.close());
 

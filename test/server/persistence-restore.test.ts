@@ -12,6 +12,7 @@ import { PixUsdt } from '../../src/index.js';
 import type { SandboxOptions } from '../../src/sandbox/index.js';
 import { type DataStore, openDataStore } from '../../src/server/data/store.js';
 import { RECEIVER, approvedUser, cpf, onramp } from '../sandbox-webhooks/helpers.js';
+import { snapshotRecords } from '../support/records.js';
 
 const dirs: string[] = [];
 const stores: DataStore[] = [];
@@ -59,7 +60,7 @@ describe('a data folder reopened after a crash', () => {
     // turn, or with the tenant's next answer (here the advance, which waits for attempts in flight).
     await client.testHelpers.clock.advance({ seconds: 90 });
     // The last answer is on disk once it is out.
-    const written = sandbox.snapshot();
+    const written = snapshotRecords(sandbox.snapshot());
     expect(written.tenants).toHaveLength(2);
     const pending = written.tenants.flatMap((t) => (t.extensions['webhooks'] as { deliveries: Array<{ status: string }> } | undefined)?.deliveries ?? []);
     expect(pending.some((d) => d.status === 'pending')).toBe(true);

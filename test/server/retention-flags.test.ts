@@ -4,8 +4,8 @@
  * without a process, then applied by a server started in process.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { UsageError, parseCommand } from '../../src/server/args.js';
-import { type RunningServer, startServer } from '../../src/server/main.js';
+import { UsageError, parseCommand } from '../../src/server/cli/program.js';
+import { type RunningServer, startServer } from '../../src/server/http/start.js';
 import type { ServeOptions } from '../../src/server/commands/serve.js';
 
 const running: RunningServer[] = [];
@@ -21,13 +21,14 @@ function serveOptions(args: string[]): ServeOptions {
 
 describe('serve --event-log-size --delivery-log-size --request-log-size --idempotency-ttl', () => {
   it('parses into the createSandbox options of the same names; absent flags leave the defaults', () => {
-    expect(serveOptions(['--event-log-size', '500', '--delivery-log-size=20000', '--request-log-size', '5', '--idempotency-ttl', '172800']).retention).toEqual({
+    expect(serveOptions(['--event-log-size', '500', '--delivery-log-size=20000', '--request-log-size', '5', '--idempotency-ttl', '172800']).sandbox).toEqual({
+      environment: 'sandbox',
       eventLogSize: 500,
       deliveryLogSize: 20_000,
       requestLogSize: 5,
       idempotencyTtlSeconds: 172_800,
     });
-    expect(serveOptions([]).retention).toBeUndefined();
+    expect(serveOptions([]).sandbox).toEqual({ environment: 'sandbox' });
   });
 
   it('a value that is not a positive whole number is a usage error naming the flag', () => {

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseSettingFlags } from '../../src/server/settings.js';
+import { parseSettingFlags } from '../../src/server/commands/serve-settings.js';
 import { exitCode, run, serve, stopAll } from './helpers.js';
 
 afterEach(() => stopAll());

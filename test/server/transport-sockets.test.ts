@@ -11,8 +11,8 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PixUsdt } from '../../src/index.js';
 import { createSandbox, isSandboxClosedError } from '../../src/sandbox/index.js';
-import { startServer } from '../../src/server/main.js';
-import { createHttpsTransport } from '../../src/server/transport.js';
+import { startServer } from '../../src/server/http/start.js';
+import { createHttpsTransport } from '../../src/server/egress/transport.js';
 import { cpf } from '../support/fixtures.js';
 
 const servers: http.Server[] = [];
@@ -141,7 +141,7 @@ describe('the server’s stop', () => {
     const held: http.ServerResponse[] = [];
     const url = await receiver(counts, new Connections(), 1_000, held);
     const server = await startServer(
-      { port: 0, host: '127.0.0.1', https: false, cert: undefined, key: undefined, seed: 21, environment: 'sandbox', insecureWebhooks: false },
+      { port: 0, host: '127.0.0.1', sandbox: { seed: 21 } },
       () => undefined,
     );
     const call = (method: string, path: string, body: unknown): Promise<Response> =>

@@ -11,9 +11,9 @@ import { cpf } from '../support/fixtures.js';
 import type { LookupAddress, lookup as dnsLookup } from 'node:dns';
 import fc from 'fast-check';
 import ipaddr from 'ipaddr.js';
-import { DeliveryPolicy, DeliveryRefusedError, embeddedIPv4, ipv6Bytes, parseAllowEntry } from '../../src/server/destinations.js';
-import { createHttpsTransport } from '../../src/server/transport.js';
-import { generateSelfSigned } from '../../src/server/tls.js';
+import { DeliveryPolicy, DeliveryRefusedError, embeddedIPv4, ipv6Bytes, parseAllowEntry } from '../../src/server/egress/destinations.js';
+import { createHttpsTransport } from '../../src/server/egress/transport.js';
+import { generateSelfSigned } from '../../src/server/http/tls.js';
 
 interface Received {
   method: string;

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { constructEvent } from '../../src/webhooks/index.js';
 import { CPF, type Ready, serve, stopAll, waitFor } from './helpers.js';
-import { generateSelfSigned } from '../../src/server/tls.js';
+import { generateSelfSigned } from '../../src/server/http/tls.js';
 
 interface Received {
   body: string;

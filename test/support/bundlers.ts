@@ -64,6 +64,8 @@ export async function checkout(userId: string, wallet: string): Promise<string |
   modelsAll: `export * from 'pix-usdt/models';\n`,
   /** A receiver that only verifies deliveries. */
   constructEvent: `import { constructEvent } from 'pix-usdt/webhooks';\n\nexport const verify = constructEvent;\n`,
+  /** Everything the verification entry exports (the receiver kit is pix-usdt/webhooks/receiver). */
+  webhooksAll: `export * from 'pix-usdt/webhooks';\n`,
 } as const;
 
 /**

@@ -1,12 +1,9 @@
 /**
  * A stored sandbox in memory for tests that need one without a data folder: SQLite `:memory:`
- * (the server's driver) under the storage port, and a switch that makes every commit fail as a
- * full disk would.
+ * (the server's driver) under the public factory (`createStoredSandbox`), and a switch that makes
+ * every commit fail as a full disk would.
  */
-import { SandboxImpl } from '../../src/sandbox/sandbox.js';
-import { Persistence, type StoredOptions } from '../../src/sandbox/stored.js';
-import { type SqlDriver, SqlStorage, prepareSchema } from '../../src/sandbox/storage/sql.js';
-import type { SandboxOptions } from '../../src/sandbox/types.js';
+import { type SqlDriver, type StoredSandbox, type StoredSandboxOptions, createStoredSandbox } from '../../src/sandbox/index.js';
 import { openSqlite } from '../../src/server/data/driver.js';
 
 /** What a {@link failingDriver} counts, and its switch. */
@@ -42,18 +39,21 @@ export function failingDriver(driver: SqlDriver, { writes, failing }: DriverProb
   };
 }
 
-/** A sandbox stored in an in-memory SQLite database; `failing.on` makes its writes fail. */
-export function storedSandbox(options: SandboxOptions, stored: Partial<StoredOptions> = {}): { sandbox: SandboxImpl; failing: { on: boolean }; close(): void } {
+/** A sandbox stored in an in-memory SQLite database; `failing.on` makes its writes fail. `close()` closes the sandbox, then the database. */
+export function storedSandbox(options: StoredSandboxOptions = {}): { sandbox: StoredSandbox; failing: { on: boolean }; close(): Promise<void> } {
   const db = openSqlite(':memory:');
-  prepareSchema(db);
   const { driver, failing } = failingDriver(db);
-  const sandbox = new SandboxImpl(options, { stored: (parts) => new Persistence(parts, { storage: new SqlStorage(driver), ...stored }) });
+  const sandbox = createStoredSandbox(driver, options);
   return {
     sandbox,
     failing,
-    close() {
-      sandbox.persistence?.close();
-      db.close();
+    async close() {
+      failing.on = false;
+      try {
+        await sandbox.close();
+      } finally {
+        db.close();
+      }
     },
   };
 }

@@ -1,10 +1,12 @@
 /**
- * The Durable Objects deployment (examples/durable-object) on the bare `workerd` binary from npm:
- * bundle it, write its config.capnp with a local disk for the objects' storage, start, kill -9,
- * start again on the same folder. Used by test/durable-object/ and bench/durable-object.ts.
+ * The Durable Objects deployment (examples/durable-object: a partner's one-line Worker over the
+ * published entry `pix-usdt/durable-object`) on the bare `workerd` binary from npm: bundle it
+ * from the built package (`npm run build` first), write its config.capnp with a local disk for
+ * the objects' storage, start, kill -9, start again on the same folder. Used by
+ * test/durable-object/ and bench/durable-object.ts.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { buildWorker } from '../../examples/durable-object/build.js';
@@ -41,6 +43,7 @@ export interface Deployment {
 
 /** Bundles the worker into `dir` and writes its config; nothing runs yet. */
 export async function deploy(dir: string, vars: Record<string, string> = {}): Promise<Deployment> {
+  if (!existsSync(new URL('../../dist/durable-object.js', import.meta.url))) throw new Error('dist/durable-object.js is missing: the Worker bundles the built package (npm run build).');
   mkdirSync(join(dir, 'objects'), { recursive: true });
   await buildWorker(join(dir, 'worker.js'));
   const port = await freePort();

@@ -9,7 +9,7 @@ import express from 'express';
 import express4 from 'express4';
 import Fastify from 'fastify';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { type WebhookAnswer, createWebhookHandler, expressWebhook, fastifyWebhook, keepRawBody, toExpressHandler, toNodeHandler } from '../../src/webhooks/index.js';
+import { type WebhookAnswer, createWebhookHandler, expressWebhook, fastifyWebhook, keepRawBody, toExpressHandler, toNodeHandler } from '../../src/webhooks/receiver/index.js';
 import { SECRET } from './helpers.js';
 import { eventBody, eventId, signedHeaders } from './receiver-helpers.js';
 

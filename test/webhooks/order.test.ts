@@ -1,10 +1,10 @@
-// The state-order helper of pix-usdt/webhooks, and the tie between its client-side table and the
+// The state-order helper of pix-usdt/webhooks/receiver, and the tie between its client-side table and the
 // machines the sandbox runs (src/sandbox/core/machines.ts): the two cannot drift.
 import { describe, expect, it } from 'vitest';
 import { CONVERSION_STATUSES, TRANSACTION_STATUSES } from '../../src/models/index.js';
 import { CONVERSION_MACHINE, type Machine, TRANSACTION_MACHINE } from '../../src/sandbox/core/machines.js';
-import { compareStates, isNewerState, isTerminalState, shouldApplySnapshot } from '../../src/webhooks/index.js';
-import { STATE_MOVES } from '../../src/webhooks/order.js';
+import { compareStates, isNewerState, isTerminalState, shouldApplySnapshot } from '../../src/webhooks/receiver/index.js';
+import { STATE_MOVES } from '../../src/webhooks/receiver/order.js';
 
 /** Reachability (one move or more, self-loops left out) of a sandbox machine. */
 function closure(machine: Machine<string, string, string>): Map<string, Set<string>> {

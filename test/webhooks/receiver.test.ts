@@ -14,8 +14,8 @@ import {
   createMemoryEventStore,
   createSqlEventStore,
   createWebhookHandler,
-  signPayload,
-} from '../../src/webhooks/index.js';
+} from '../../src/webhooks/receiver/index.js';
+import { signPayload } from '../../src/webhooks/index.js';
 import { OTHER_SECRET, SECRET } from './helpers.js';
 import { delivery, eventBody, eventId, latch, signedHeaders } from './receiver-helpers.js';
 

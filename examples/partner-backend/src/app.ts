@@ -3,7 +3,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { isApiError } from 'pix-usdt';
 import { brCodeToSvg } from 'pix-usdt/pix';
-import { fastifyWebhook } from 'pix-usdt/webhooks';
+import { fastifyWebhook } from 'pix-usdt/webhooks/receiver';
 import type { Backend, CreateOrderInput, CreateUserInput } from './backend.js';
 
 const UUID = '^[0-9a-fA-F-]{36}$';

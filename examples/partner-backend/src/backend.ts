@@ -3,16 +3,16 @@
 // Every call to the platform carries an Idempotency-Key derived from our own ids, so a retry, a
 // crash and a restart all replay instead of repeating.
 import { type Conversion, PixUsdt, isApiError } from 'pix-usdt';
+import type { WebhookEvent } from 'pix-usdt/webhooks';
 import {
   type SqlClient,
   type SqlEventStore,
   type WebhookAnswer,
-  type WebhookEvent,
   type WebhookEventContext,
   createSqlEventStore,
   createWebhookHandler,
   isTerminalState,
-} from 'pix-usdt/webhooks';
+} from 'pix-usdt/webhooks/receiver';
 import { randomUUID } from 'node:crypto';
 import { type Applied, applyConversion } from './mirror.js';
 import type { Database } from './db.js';

@@ -2,8 +2,8 @@
 // server when DATABASE_URL is set. Both speak the same SQL; the receiver kit's SQL store opens
 // the transactions (PGlite's `transaction`, or a pg Pool's `connect` + BEGIN/COMMIT).
 import { readFile } from 'node:fs/promises';
-import type { SqlDatabase } from 'pix-usdt/webhooks';
-import { sqlEventStoreSchema } from 'pix-usdt/webhooks';
+import type { SqlDatabase } from 'pix-usdt/webhooks/receiver';
+import { sqlEventStoreSchema } from 'pix-usdt/webhooks/receiver';
 
 /** An open database and how to close it. */
 export interface Database {

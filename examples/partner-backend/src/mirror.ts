@@ -2,7 +2,7 @@
 // webhook, an API answer or the reconciliation job) inside the caller's transaction, and writes
 // what follows from a move (a ledger entry on completion, a standby decision on standby).
 import type { Conversion } from 'pix-usdt';
-import { type SqlClient, shouldApplySnapshot } from 'pix-usdt/webhooks';
+import { type SqlClient, shouldApplySnapshot } from 'pix-usdt/webhooks/receiver';
 
 /** Who wrote a snapshot. */
 export type Writer = 'api' | 'webhook' | 'reconcile';

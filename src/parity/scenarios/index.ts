@@ -1,5 +1,5 @@
 /** The scenario library, in run order (the rate-limit burst last: it leaves the quote budget spent). */
-import type { Scenario } from '../context.js';
+import type { ScenarioScript } from '../context.js';
 import { LIFECYCLE_SCENARIOS } from './lifecycle.js';
 import { PROTOCOL_SCENARIOS } from './protocol.js';
 import { QUOTE_SCENARIOS } from './quotes.js';
@@ -7,7 +7,7 @@ import { USER_SCENARIOS } from './users.js';
 import { WEBHOOK_SCENARIOS } from './webhooks.js';
 
 /** Every scenario of the library, in run order. */
-export const SCENARIOS: readonly Scenario[] = [
+export const SCENARIOS: readonly ScenarioScript[] = [
   ...PROTOCOL_SCENARIOS.filter((s) => s.needsRateLimit !== true),
   ...USER_SCENARIOS,
   ...QUOTE_SCENARIOS,

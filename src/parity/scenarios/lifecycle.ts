@@ -4,11 +4,11 @@
  */
 import Big from 'big.js';
 import { FAIL_HELPER_REASONS, WALLET_FIELDS } from '../reference.js';
-import type { Scenario } from '../context.js';
+import type { ScenarioScript } from '../context.js';
 import { newConversion } from './bodies.js';
 
 /** Conversion lifecycle scenarios. */
-export const LIFECYCLE_SCENARIOS: readonly Scenario[] = [
+export const LIFECYCLE_SCENARIOS: readonly ScenarioScript[] = [
   {
     id: 'conversions.offramp-completed',
     title: 'Offramp: exact deposit with settle true, to completed',

@@ -5,7 +5,7 @@
  */
 import { CATALOG_STATUS } from '../reference.js';
 import type { ScenarioContext } from '../context.js';
-import type { Scenario } from '../context.js';
+import type { ScenarioScript } from '../context.js';
 import { offramp } from './bodies.js';
 
 async function expectRawError(ctx: ScenarioContext, name: string, answer: Promise<Awaited<ReturnType<ScenarioContext['raw']>>>, codes: readonly string[]): Promise<void> {
@@ -23,7 +23,7 @@ async function expectRawError(ctx: ScenarioContext, name: string, answer: Promis
 }
 
 /** Protocol scenarios. */
-export const PROTOCOL_SCENARIOS: readonly Scenario[] = [
+export const PROTOCOL_SCENARIOS: readonly ScenarioScript[] = [
   {
     id: 'errors.authentication',
     title: 'Authentication errors and the envelope',

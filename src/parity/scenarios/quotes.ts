@@ -2,14 +2,14 @@
  * Quotes: onramp, offramp, the sandbox Pix key table, accept, cancel and expiry.
  * @module
  */
-import { cnpjFrom } from '../context.js';
+import { cnpjFrom } from '../check-digits.js';
 import { CONVERSION_FIELDS, PIX_EVP_NOT_FOUND, PIX_EVP_RESOLVES, QUOTE_FIELDS } from '../reference.js';
 import type { PixKeyType } from '../../index.js';
-import type { Scenario } from '../context.js';
+import type { ScenarioScript } from '../context.js';
 import { newConversion, offramp, onramp } from './bodies.js';
 
 /** Quote scenarios. */
-export const QUOTE_SCENARIOS: readonly Scenario[] = [
+export const QUOTE_SCENARIOS: readonly ScenarioScript[] = [
   {
     id: 'quotes.onramp',
     title: 'Onramp quote (BRL to USDT)',

@@ -3,12 +3,12 @@
  * @module
  */
 import { KYC_STATUSES, KYC_VIEW_FIELDS, USER_FIELDS } from '../reference.js';
-import type { Scenario } from '../context.js';
+import type { ScenarioScript } from '../context.js';
 
 const MISSING_ID = '00000000-0000-4000-8000-000000000000';
 
 /** User scenarios. */
-export const USER_SCENARIOS: readonly Scenario[] = [
+export const USER_SCENARIOS: readonly ScenarioScript[] = [
   {
     id: 'users.create',
     title: 'Create a user, read it back, list it',

@@ -5,7 +5,7 @@
 import { verifySignature } from '../../webhooks/index.js';
 import { WEBHOOK_ENDPOINT_FIELDS } from '../reference.js';
 import type { ReceivedWebhook } from '../types.js';
-import type { Scenario } from '../context.js';
+import type { ScenarioScript } from '../context.js';
 import { newConversion } from './bodies.js';
 
 function header(headers: Record<string, string>, pattern: RegExp): [string, string] | undefined {
@@ -23,7 +23,7 @@ function eventOf(delivery: ReceivedWebhook): { type?: unknown; objectId?: unknow
 }
 
 /** Webhook scenarios (only with a receiver URL). */
-export const WEBHOOK_SCENARIOS: readonly Scenario[] = [
+export const WEBHOOK_SCENARIOS: readonly ScenarioScript[] = [
   {
     id: 'webhooks.delivery',
     title: 'Webhook endpoint, a conversion to completed, its deliveries and signatures',

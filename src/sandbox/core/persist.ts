@@ -2,7 +2,7 @@
  * A tenant as rows of the storage port (../storage/port.ts), and back: what a stored sandbox
  * (`serve --data`, a Durable Object) writes and loads.
  *
- * - Loading: a tenant's rows become a {@link TenantSnapshot} (records parsed, idempotency records
+ * - Loading: a tenant's rows become a {@link TenantRecords} (records parsed, idempotency records
  *   and events left in storage) restored as any snapshot is; its two logs are then the stored
  *   ones below, which keep in memory only what is not written yet.
  * - Capture: what changed since the last capture, as rows: the records `insert`ed, `update`d or
@@ -20,7 +20,7 @@ import type { Stored } from './collection.js';
 import { RestoredEvent } from './event-log.js';
 import type { EventLog, IdempotencyRec, IdempotencyStore, LoggedEvent, SandboxEvent } from './logs.js';
 import type { Platform } from './platform.js';
-import { type IdempotencySnapshot, type TenantSnapshot, idempotencyIn, idempotencyOut, restoreTenant } from './snapshot.js';
+import { type IdempotencySnapshot, type TenantRecords, idempotencyIn, idempotencyOut, restoreTenant } from './snapshot.js';
 import type { KeyRec, TenantState } from './state.js';
 import type { OwnSettings } from './settings.js';
 
@@ -86,9 +86,9 @@ function extensionsWithoutRecords(extensions: Record<string, unknown>, kinds: Re
 }
 
 /** What a stored tenant's rows say, as a snapshot of it (idempotency records and events are not in it). */
-export function snapshotOfRows(rows: TenantRows, kinds: RecordTable, realNow = Date.now()): TenantSnapshot {
+export function snapshotOfRows(rows: TenantRows, kinds: RecordTable, realNow = Date.now()): TenantRecords {
   const state = JSON.parse(rows.tenant.state) as StoredTenantState;
-  const snapshot: TenantSnapshot = {
+  const snapshot: TenantRecords = {
     id: rows.tenant.id,
     now: new Date(state.clock.realTime ? realNow + state.clock.at : state.clock.at).toISOString(),
     users: [],
@@ -392,7 +392,7 @@ export class TenantCodec {
   }
 
   /** A stored tenant as a whole snapshot, read from storage (idempotency records and events included). */
-  export(rows: TenantRows): TenantSnapshot {
+  export(rows: TenantRows): TenantRecords {
     const snapshot = snapshotOfRows(rows, this.kinds);
     const now = Date.parse(snapshot.now);
     snapshot.idempotency = this.storage.idempotencyAll(rows.tenant.id, now - this.platform.settings.idempotencyTtlMs).map((r) => JSON.parse(r.data) as IdempotencySnapshot);

@@ -54,6 +54,8 @@ export interface TenantSource {
   created(tenant: TenantState): void;
   /** A real-time tenant has a timer due at `realAt` (ms since the epoch): the source wakes it. */
   wake(tenantId: string, realAt: number): void;
+  /** A tenant's clock was advanced: its time changed (and maybe its records), with or without an event. */
+  moved(tenantId: string): void;
 }
 
 /** The sandbox platform: state, emitter and timers. */
@@ -167,8 +169,11 @@ export class Platform extends EventEmitter<PlatformEvents> implements World, Set
       (timer) => this.fire(tenantId, timer),
       // An advance waits for its own tenant's effects only: a neighbour's slow receiver is not its business.
       () => this.settle(tenantId),
-      // An advance brings the tenant's remaining timers closer in real time.
-      () => this.#wakeLater(tenantId),
+      // An advance changed the tenant (a stored one writes it), and brings its remaining timers closer in real time.
+      () => {
+        this.#source?.moved(tenantId);
+        this.#wakeLater(tenantId);
+      },
     );
     const reference = this.tenants.get(this.defaultTenantId);
     if (reference) clock.set(reference.clock.nowMs());

@@ -76,8 +76,26 @@ export function idempotencyIn(s: IdempotencySnapshot): IdempotencyRec {
   };
 }
 
-/** One tenant in a snapshot. */
+/**
+ * One tenant in a {@link SandboxSnapshot} or a tenant document (`sandbox.exportTenant()`): the
+ * sandbox's own record format for the document's `version`. Opaque: hand it back to a sandbox
+ * (`restore`, `createTenant({ snapshot })`) as it is. Only its id and clock time are named here;
+ * the rest (users, keys with their secrets, webhook endpoints, idempotency records, events,
+ * settings) is the sandbox's to read and may change shape with the format's version. It holds
+ * secrets: keep it to test fixtures.
+ */
 export interface TenantSnapshot {
+  /** The tenant's id. */
+  readonly id: string;
+  /** The tenant's virtual time when it was taken (ISO 8601). */
+  readonly now: string;
+}
+
+/**
+ * One tenant's records as a snapshot holds them (not public: {@link TenantSnapshot} is what a
+ * partner sees). The stored twin is core/persist.ts (`snapshotOfRows`, `TenantCodec.export`).
+ */
+export interface TenantRecords {
   /** The tenant's id. */
   id: string;
   /** The tenant's virtual time (ISO 8601). */
@@ -135,12 +153,18 @@ export interface SandboxSnapshot {
   defaultTenantId: string;
   /** Id of the default tenant's API key (the sandbox's `apiKey`). */
   defaultKeyId: string;
-  /** Every tenant. */
+  /** Every tenant (opaque: the sandbox's own records). */
   tenants: TenantSnapshot[];
 }
 
+/** A whole snapshot with its tenants' records, as the sandbox reads and writes it (not public). */
+export interface SnapshotRecords extends Omit<SandboxSnapshot, 'tenants'> {
+  /** Every tenant, with its records. */
+  tenants: TenantRecords[];
+}
+
 /** One tenant's part of a snapshot (not yet a deep copy: the records are the live ones). */
-function tenantPart(platform: Platform, t: TenantState): TenantSnapshot {
+function tenantPart(platform: Platform, t: TenantState): TenantRecords {
   return {
     id: t.id,
     now: new Date(t.clock.nowMs()).toISOString(),
@@ -162,7 +186,7 @@ function tenantPart(platform: Platform, t: TenantState): TenantSnapshot {
  * The parts of a snapshot: every platform-level field and the tenants named (all without
  * `tenantIds`). `JSON.stringify` of the result is the copy (the objects are the live ones until then).
  */
-export function snapshotParts(platform: Platform, tenantIds?: Iterable<string>): SandboxSnapshot {
+export function snapshotParts(platform: Platform, tenantIds?: Iterable<string>): SnapshotRecords {
   const chosen: TenantState[] = [];
   if (tenantIds === undefined) chosen.push(...platform.tenants.values());
   else {
@@ -187,8 +211,8 @@ export function snapshotParts(platform: Platform, tenantIds?: Iterable<string>):
 }
 
 /** Takes a snapshot (a deep copy: later changes do not affect it). */
-export function takeSnapshot(platform: Platform): SandboxSnapshot {
-  return JSON.parse(JSON.stringify(snapshotParts(platform))) as SandboxSnapshot;
+export function takeSnapshot(platform: Platform): SnapshotRecords {
+  return JSON.parse(JSON.stringify(snapshotParts(platform))) as SnapshotRecords;
 }
 
 /**
@@ -196,7 +220,7 @@ export function takeSnapshot(platform: Platform): SandboxSnapshot {
  * time, or to `notBefore` when that is later (reset never moves a clock backwards).
  */
 export function loadSnapshot(platform: Platform, input: SandboxSnapshot | string, notBefore?: number): void {
-  const snap = (typeof input === 'string' ? JSON.parse(input) : JSON.parse(JSON.stringify(input))) as SandboxSnapshot;
+  const snap = (typeof input === 'string' ? JSON.parse(input) : JSON.parse(JSON.stringify(input))) as SnapshotRecords;
   if (snap?.format !== 'pix-usdt-sandbox' || snap.version !== 1) throw new TypeError('Not a pix-usdt sandbox snapshot (format version 1).');
   if (snap.environment !== platform.settings.environment) {
     throw new TypeError(`The snapshot is of a ${snap.environment} sandbox; this one is ${platform.settings.environment}.`);
@@ -219,7 +243,7 @@ export function loadSnapshot(platform: Platform, input: SandboxSnapshot | string
  * snapshot's time, or to `notBefore` when that is later. `own` is the tenant's settings, already
  * checked (`ownSettingsOf`).
  */
-export function restoreTenant(platform: Platform, t: TenantSnapshot, notBefore?: number, own: OwnSettings | null = ownSettingsOf(t.settings, t.id)): TenantState {
+export function restoreTenant(platform: Platform, t: TenantRecords, notBefore?: number, own: OwnSettings | null = ownSettingsOf(t.settings, t.id)): TenantState {
   const clock = platform.newClock(t.id);
   clock.set(Math.max(Date.parse(t.now), notBefore ?? -Infinity));
   const tenant = createTenantState(t.id, clock, platform.defaults, platform.settings.eventLogSize);

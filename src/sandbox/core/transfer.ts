@@ -1,8 +1,9 @@
 /**
  * Tenants that move: one tenant as a versioned document (export), and a new tenant made from one
  * (a fork: the same data under a new tenant id and new API keys, its timers re-created on its own
- * clock). The document's `tenant` is a {@link TenantSnapshot}: the same shape as a tenant of a
- * whole-sandbox snapshot and as a stored tenant's export (core/persist.ts), one format for a tenant.
+ * clock). The document's `tenant` holds the same records as a tenant of a whole-sandbox snapshot
+ * and as a stored tenant's export (core/persist.ts), one format for a tenant: `TenantRecords`
+ * here, the opaque {@link TenantSnapshot} in the public declarations.
  *
  * A fork renames by text: every occurrence of the source's tenant id, key ids and key secrets in
  * the tenant's JSON (key records, rate windows, stored answers of idempotent requests, events)
@@ -13,7 +14,7 @@
 import * as z from 'zod/mini';
 import { API_KEY_FORMAT, keyEnvironment, keyPrefix } from './api-keys.js';
 import type { Platform } from './platform.js';
-import { type TenantSnapshot, restoreTenant, snapshotParts } from './snapshot.js';
+import { type TenantRecords, type TenantSnapshot, restoreTenant, snapshotParts } from './snapshot.js';
 import type { KeyRec, TenantState } from './state.js';
 
 /** The format mark of a tenant document. */
@@ -33,8 +34,17 @@ export interface TenantDocument {
   environment: 'sandbox' | 'production';
   /** Real time when it was taken (ISO 8601); informative. */
   exported_at: string;
-  /** The tenant: data, clock time, timers' records, keys, settings, webhook endpoints and secrets, idempotency records, events. */
+  /**
+   * The tenant (opaque: the sandbox's own records, in the format of `version`): data, clock time,
+   * timers' records, keys, settings, webhook endpoints and secrets, idempotency records, events.
+   */
   tenant: TenantSnapshot;
+}
+
+/** A checked document with its tenant's records (not public). */
+export interface TenantDocumentRecords extends Omit<TenantDocument, 'tenant'> {
+  /** The tenant's records. */
+  tenant: TenantRecords;
 }
 
 /** Why a tenant document was refused. */
@@ -100,8 +110,8 @@ const Document = z.looseObject({
 });
 
 /** A tenant as a document (a deep copy: later changes do not affect it). */
-export function tenantDocument(platform: Platform, tenant: TenantSnapshot, realNow = Date.now()): TenantDocument {
-  const doc: TenantDocument = {
+export function tenantDocument(platform: Platform, tenant: TenantRecords, realNow = Date.now()): TenantDocument {
+  const doc: TenantDocumentRecords = {
     format: TENANT_DOCUMENT_FORMAT,
     version: TENANT_DOCUMENT_VERSION,
     environment: platform.settings.environment,
@@ -124,7 +134,7 @@ function damaged(...issues: Array<{ path: string; message: string }>): TenantDoc
  * version, environment, shape, and the consistency of its records (ids unique per kind, keys
  * of this tenant). Answers its own copy; throws {@link TenantDocumentError}.
  */
-export function readTenantDocument(platform: Platform, input: unknown): TenantDocument {
+export function readTenantDocument(platform: Platform, input: unknown): TenantDocumentRecords {
   let text: string;
   if (typeof input === 'string') text = input;
   else {
@@ -153,7 +163,7 @@ export function readTenantDocument(platform: Platform, input: unknown): TenantDo
   }
   const parsed = Document.safeParse(raw);
   if (!parsed.success) throw damaged(...parsed.error.issues.slice(0, 20).map((i) => ({ path: pathOf(i.path), message: i.message })));
-  const doc = parsed.data as unknown as TenantDocument;
+  const doc = parsed.data as unknown as TenantDocumentRecords;
   if (doc.environment !== platform.settings.environment) {
     throw new TenantDocumentError('environment', [{ path: 'environment', message: `The snapshot is of a ${doc.environment} sandbox; this one is ${platform.settings.environment}` }]);
   }
@@ -189,7 +199,7 @@ export interface Fork {
  * dates and revocations), every reference renamed; its clock at the document's time; its timers
  * re-created from its records. On any failure nothing stays in the platform.
  */
-export function forkTenant(platform: Platform, doc: TenantDocument): Fork {
+export function forkTenant(platform: Platform, doc: TenantDocumentRecords): Fork {
   const source = doc.tenant;
   const prefix = keyPrefix(platform.settings.environment);
   let text = JSON.stringify(source);
@@ -206,7 +216,7 @@ export function forkTenant(platform: Platform, doc: TenantDocument): Fork {
     renames.push([key.secret, fresh(() => prefix + platform.random.base62(32))]);
   }
   for (const [from, to] of renames) text = replaceAll(text, from, to);
-  const snapshot = JSON.parse(text) as TenantSnapshot;
+  const snapshot = JSON.parse(text) as TenantRecords;
   let tenant: TenantState | undefined;
   try {
     tenant = restoreTenant(platform, snapshot);
@@ -235,7 +245,7 @@ export interface TenantTransfer {
 /** The {@link TenantTransfer} of a platform. */
 export function tenantTransfer(platform: Platform): TenantTransfer {
   return {
-    export: (tenant) => tenantDocument(platform, snapshotParts(platform, [tenant.id]).tenants[0] as TenantSnapshot),
+    export: (tenant) => tenantDocument(platform, snapshotParts(platform, [tenant.id]).tenants[0] as TenantRecords),
     fork: (document) => forkTenant(platform, readTenantDocument(platform, document)),
   };
 }

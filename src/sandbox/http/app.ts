@@ -8,7 +8,7 @@ import type { KeyRec, TenantState } from '../core/state.js';
 import { ApiError } from '../core/errors.js';
 import { type Answer, type AppCall, type HeaderReader, type Incoming, type Middleware, type NamedStage, type RouteInput, type RoutedCall, type StageInsert, type ValidatedCall, type AuthenticatedCall, errorAnswer, incomingOf, toResponse } from './call.js';
 import { STAGES } from './stages.js';
-import { RequestLog, idInBody } from './request-log.js';
+import { type Arrival, RequestLog, idInBody } from './request-log.js';
 import { TrieRouter } from './router.js';
 import type { RouteDef } from './routes/types.js';
 
@@ -103,7 +103,7 @@ export class App {
   /** The routes it serves, in registration order. */
   readonly routes: RouteDef[] = [];
   readonly #stages: NamedStage[] = [...STAGES];
-  /** The last answered requests (the inspector and the server's log feed read it). */
+  /** The request log: the app records every request it answers (the inspector, a server's stderr line and log feed read it). */
   readonly requests: RequestLog;
   readonly #faultOf: (headers: Record<string, string>) => string | null;
 
@@ -137,11 +137,14 @@ export class App {
     return this.dispatch(incomingOf(request)).then(toResponse);
   }
 
-  /** Handles one request; the answer carries `x-request-id` (a replay: the first request's). */
-  async dispatch(incoming: Incoming): Promise<Answer> {
+  /**
+   * Handles one request; the answer carries `x-request-id` (a replay: the first request's).
+   * `arrival`: when a host received it and the method it was sent with, for the request log.
+   */
+  async dispatch(incoming: Incoming, arrival?: Arrival): Promise<Answer> {
     const requestId = this.platform.random.uuidHex('req_');
-    // The log's clock and entry only when someone reads the log (an open inspector).
-    const started = this.requests.recording ? performance.now() : 0;
+    // The log's clock and entry only when someone reads the log (an inspector, a server).
+    const started = this.requests.recording ? (arrival?.at ?? performance.now()) : 0;
     const call = new RequestCall(this, incoming, requestId);
     let answer: Answer;
     try {
@@ -157,25 +160,26 @@ export class App {
         answer = errorAnswer(error, requestId);
       }
     }
-    if (this.requests.recording) this.#log(call, answer, started);
+    if (this.requests.recording) this.#log(call, answer, started, arrival?.method);
     // A replayed answer keeps the x-request-id of the request that produced it (http/idempotency.ts).
     return { status: answer.status, body: answer.body, headers: { 'x-request-id': requestId, ...answer.headers } };
   }
 
-  #log(call: RequestCall, answer: Answer, started: number): void {
+  #log(call: RequestCall, answer: Answer, arrived: number, method = call.method): void {
+    const ids = Object.values(call.params);
+    const bodyId = idInBody(answer.status, answer.body);
+    if (bodyId !== null && !ids.includes(bodyId)) ids.push(bodyId);
     this.requests.add({
       // What the caller sees: a replay keeps the id of the request that produced the answer.
-      requestId: answer.headers['x-request-id'] ?? call.requestId,
-      tenantId: call.tenantId,
-      method: call.method,
+      request_id: answer.headers['x-request-id'] ?? call.requestId,
+      tenant_id: call.tenantId,
+      method,
       path: call.path,
       status: answer.status,
-      latencyMs: Math.round((performance.now() - started) * 1000) / 1000,
+      arrived,
       replayed: answer.headers['idempotent-replayed'] === 'true',
       fault: this.#faultOf(answer.headers),
-      at: call.tenant === null ? Date.now() : call.at,
-      params: call.params,
-      bodyId: idInBody(answer.status, answer.body),
+      object_ids: ids,
     });
   }
 

@@ -1,39 +1,87 @@
 /**
- * The app's request log: the last answered requests (bounded ring), kept in process so that
- * `sandbox.inspector` and the server's `/_sandbox/logs` feed read the same entries. An entry
- * holds no key, header, query string or body: of the answer it keeps the id of the object it
- * answered with, so that a log of list answers does not hold their pages.
+ * The request log: one entry per answered request, in process, the last `requestLogSize`
+ * (1,000 by default) kept. Whoever answers writes it: the app, for every request it dispatches
+ * (http/app.ts), and a host in front of the app for what it refuses itself before any tenant is
+ * known (the Node server's malformed requests, preflights, what Node's parser refuses). Everything
+ * that shows requests reads it: `sandbox.inspector`, a server's stderr line, its feed
+ * `/_sandbox/logs` (served by {@link RequestLog.serveFeed}, so that a Worker can serve it too) and
+ * `logs tail` over that feed.
+ *
+ * An entry holds no key, header, query string or body: of the answer it keeps the id of the object
+ * it answered with, so that a log of list answers does not hold their pages. `at` is the real time
+ * of the answer, for every entry (docs/decisions.md, "One request log"): a refusal before
+ * authentication has no tenant clock to read, and real time is what an operator lines up with
+ * their own logs.
+ *
+ * Closed until someone reads it (an inspector, a subscriber, a feed): a closed log records
+ * nothing, and the app does not even build the entry (issue 22).
  * @module
  */
+import { envelopeAnswer } from './call.js';
+import { type EventSink, eventStream } from './event-stream.js';
+import { newRequestId } from './request-id.js';
 
-/** One answered request. */
+/** One answered request (the inspector's `InspectedRequest`, a feed event, a `logs tail --json` line). */
 export interface RequestLogEntry {
-  /** The `req_...` id of the answer. */
-  requestId: string;
-  /** The tenant of the caller's key; `null` when authentication refused it. */
-  tenantId: string | null;
-  /** HTTP method, upper case. */
+  /** Real time of the answer, ISO 8601 (not a tenant's clock). */
+  at: string;
+  /** The `req_...` id of the answer (its `x-request-id`; a replay's is the first request's). */
+  request_id: string;
+  /** The tenant of the caller's live API key; `null` when no live key authenticated it (only the operator sees those). */
+  tenant_id: string | null;
+  /** HTTP method as sent, upper case. */
   method: string;
-  /** URL path, without the query string. */
+  /** URL path, without the query string (at most 200 characters). */
   path: string;
   /** HTTP status answered (599 for an injected network fault). */
   status: number;
-  /** Milliseconds from dispatch to answer, real time. */
-  latencyMs: number;
-  /** The answer was an idempotent replay. */
+  /** Real milliseconds from the request's arrival to its answer, to 0.1 ms. */
+  latency_ms: number;
+  /** The answer was an idempotent replay (`Idempotent-Replayed: true`). */
   replayed: boolean;
   /** The id of the injected fault plan that answered, or `null`. */
   fault: string | null;
-  /** Epoch milliseconds on the caller tenant's clock (real time before authentication). */
+  /** Ids the request named in its path, then the id of the object it answered with. */
+  object_ids: string[];
+}
+
+/** What an answerer hands {@link RequestLog.add}: the entry but its time and latency, and when the request arrived. */
+export type AnsweredRequest = Omit<RequestLogEntry, 'at' | 'latency_ms'> & {
+  /** `performance.now()` when the request arrived. */
+  arrived: number;
+};
+
+/**
+ * What a host knows of a request that the app does not: when it arrived (before its body was
+ * read) and the method as sent (the Node server asks the app a HEAD as a GET).
+ */
+export interface Arrival {
+  /** `performance.now()` at arrival. */
   at: number;
-  /** The route's path parameters (read by {@link objectIdsOf}). */
-  params: Record<string, string>;
-  /** The `id` of the object a successful answer holds (its first field), or `null` (read by {@link objectIdsOf}). */
-  bodyId: string | null;
+  /** The method as sent, upper case. */
+  method: string;
+}
+
+/** Who reads the feed: every entry (the operator), or one tenant's, as long as its key stays live. */
+export type LogReader = { all: true } | { all: false; tenantId: string; live: () => boolean };
+
+/** What decides who reads the feed: the operator's key and the sandbox's own key lookup. */
+export interface FeedAccess {
+  /** The operator's key: `Authorization: Bearer <controlKey>` reads every entry. */
+  controlKey: string;
+  /** The tenant of the live API key an `Authorization` header carries, and whether it is still live (`SandboxImpl.keyOwner`). */
+  keyOwner(authorization: string | null): { tenantId: string; live: () => boolean } | null;
 }
 
 type Listener = (entry: RequestLogEntry) => void;
 
+/** Answered requests kept by default (`requestLogSize`, `serve --request-log-size`). */
+export const REQUEST_LOG_SIZE = 1000;
+
+/** The path a server serves the feed under: outside `/v1`, so it cannot collide with the API. */
+export const LOG_FEED_PATH = '/_sandbox/logs';
+
+const MAX_PATH = 200;
 const ID_FIELD = '{"id":"';
 
 /**
@@ -48,24 +96,53 @@ export function idInBody(status: number, body: string | null): string | null {
   return quoted.includes('\\') ? null : (JSON.parse(quoted) as string);
 }
 
-/** Ids a request named in its path, then the id of the object it answered with. */
-export function objectIdsOf(entry: RequestLogEntry): string[] {
-  const ids = Object.values(entry.params);
-  if (entry.bodyId !== null && !ids.includes(entry.bodyId)) ids.push(entry.bodyId);
-  return ids;
+/** The printable path of a raw request target: no query string (it may carry anything), no control characters. */
+export function logPath(target: string | undefined): string {
+  const path = (target ?? '').split('?')[0] ?? '';
+  // eslint-disable-next-line no-control-regex
+  return path.replace(/[\u0000-\u001f\u007f\s]/g, '?').slice(0, MAX_PATH);
 }
 
-/** Answered requests kept by default (`requestLogSize`). */
-export const REQUEST_LOG_SIZE = 1000;
+// `toISOString` costs about as much as the rest of an entry: one string a millisecond.
+let isoMs = Number.NaN;
+let isoText = '';
+function isoNow(): string {
+  const ms = Date.now();
+  if (ms !== isoMs) {
+    isoMs = ms;
+    isoText = new Date(ms).toISOString();
+  }
+  return isoText;
+}
+
+function sees(reader: LogReader, entry: RequestLogEntry): boolean {
+  return reader.all || entry.tenant_id === reader.tenantId;
+}
+
+/** Compares a secret without an early exit on the first differing character. */
+function sameSecret(given: string, expected: string): boolean {
+  if (given.length !== expected.length) return false;
+  let diff = 0;
+  for (let i = 0; i < given.length; i++) diff |= given.charCodeAt(i) ^ expected.charCodeAt(i);
+  return diff === 0;
+}
+
+const FEED_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-store', 'x-accel-buffering': 'no' };
+
+function refusal(status: number, code: string, message: string, headers: Record<string, string> = {}): Response {
+  const requestId = newRequestId();
+  const answer = envelopeAnswer({ status, code, message, headers: { ...headers, 'x-request-id': requestId } }, requestId);
+  return new Response(answer.body, { status: answer.status, headers: answer.headers });
+}
 
 /**
- * A bounded request log with listeners. Closed until someone reads it (the inspector opens it on
- * first use): a closed log records nothing, and the app does not even build the entry (issue 22).
- * Open, recording costs a push; it keeps the latest `capacity` entries (trimmed in batches).
+ * A bounded request log with listeners and feeds. Open, recording costs building one entry and a
+ * push; it keeps the latest `capacity` entries (trimmed in batches).
  */
 export class RequestLog {
   readonly #entries: RequestLogEntry[] = [];
   readonly #listeners = new Set<Listener>();
+  readonly #feeds = new Set<EventSink>();
   readonly capacity: number;
   #open = false;
 
@@ -73,7 +150,7 @@ export class RequestLog {
     this.capacity = capacity;
   }
 
-  /** True once {@link RequestLog.open} was called: the app records answered requests from then on. */
+  /** True once someone reads the log: answerers record from then on (and build no entry before). */
   get recording(): boolean {
     return this.#open;
   }
@@ -83,8 +160,21 @@ export class RequestLog {
     this.#open = true;
   }
 
-  /** Records an answered request. */
-  add(entry: RequestLogEntry): void {
+  /** Records an answered request: its time is now, its latency runs from `arrived` to now. */
+  add(answered: AnsweredRequest): void {
+    // One literal, field by field: a spread of the input here cost several times the rest of add.
+    const entry: RequestLogEntry = {
+      at: isoNow(),
+      request_id: answered.request_id,
+      tenant_id: answered.tenant_id,
+      method: answered.method,
+      path: answered.path.length > MAX_PATH ? answered.path.slice(0, MAX_PATH) : answered.path,
+      status: answered.status,
+      latency_ms: Math.round((performance.now() - answered.arrived) * 10) / 10,
+      replayed: answered.replayed,
+      fault: answered.fault,
+      object_ids: answered.object_ids,
+    };
     const entries = this.#entries;
     entries.push(entry);
     if (entries.length > this.capacity * 2) entries.splice(0, entries.length - this.capacity);
@@ -113,9 +203,70 @@ export class RequestLog {
     return this.#entries.slice(-this.capacity);
   }
 
-  /** Calls `listener` with each new entry; returns the unsubscribe function. */
+  /** Calls `listener` with each new entry (and opens the log); returns the unsubscribe function. */
   subscribe(listener: Listener): () => void {
+    this.#open = true;
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * Who an `Authorization` header lets read the feed: the control key every entry; a tenant's
+   * live API key that tenant's entries, as long as the key stays live (a rotation ends its feed),
+   * so that no tenant sees another's ids; anything else nobody (`null`).
+   */
+  static readerOf(authorization: string | null, access: FeedAccess): LogReader | null {
+    if (authorization === null) return null;
+    if (sameSecret(authorization, `Bearer ${access.controlKey}`)) return { all: true };
+    const owner = access.keyOwner(authorization);
+    return owner === null ? null : { all: false, tenantId: owner.tenantId, live: owner.live };
+  }
+
+  /**
+   * A `text/event-stream` of the entries `reader` may see, one `data:` frame (the entry's JSON)
+   * each, as they are recorded; `backlog` first sends the last N kept. A tenant's reader whose key
+   * is no longer live is cut off at its next entry.
+   */
+  feed(reader: LogReader, options: { backlog?: number; signal?: AbortSignal | undefined } = {}): ReadableStream<Uint8Array> {
+    const backlog = options.backlog ?? 0;
+    return eventStream(
+      (sink) => {
+        if (Number.isInteger(backlog) && backlog > 0) {
+          for (const entry of this.recent().filter((e) => sees(reader, e)).slice(-backlog)) sink.send(entry);
+        }
+        this.#feeds.add(sink);
+        const off = this.subscribe((entry) => {
+          if (!sees(reader, entry)) return;
+          // A tenant's key that was rotated away reads no more.
+          if (!reader.all && !reader.live()) sink.cut('The API key is no longer live.');
+          else sink.send(entry);
+        });
+        return () => {
+          off();
+          this.#feeds.delete(sink);
+        };
+      },
+      { hello: 'pix-usdt-sandbox request log', signal: options.signal },
+    );
+  }
+
+  /**
+   * Answers a request for the feed (`GET /_sandbox/logs[?backlog=N]`) with web types, for any host:
+   * `405` for another method, `401` unless {@link RequestLog.readerOf} names a reader, else the
+   * endless stream of {@link RequestLog.feed}. Refusals are the API's envelope with a request id.
+   */
+  serveFeed(request: Request, access: FeedAccess): Response {
+    if (request.method !== 'GET') return refusal(405, 'method_not_allowed', `Use GET ${LOG_FEED_PATH}.`, { allow: 'GET' });
+    const reader = RequestLog.readerOf(request.headers.get('authorization'), access);
+    if (reader === null) {
+      return refusal(401, 'authentication_failed', "Send an API key of this server (its tenant's requests) or the control key serve printed (every request): Authorization: Bearer <key>.");
+    }
+    const backlog = Number(new URL(request.url).searchParams.get('backlog') ?? '0');
+    return new Response(this.feed(reader, { backlog, signal: request.signal }), { status: 200, headers: { ...FEED_HEADERS, 'x-request-id': newRequestId() } });
+  }
+
+  /** Ends every open feed (its host is stopping: they would hold its connections open forever). */
+  closeFeeds(): void {
+    for (const sink of [...this.#feeds]) sink.close();
   }
 }

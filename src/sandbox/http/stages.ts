@@ -17,7 +17,8 @@ import { expireIdempotency, idempotency, noteCompact } from './idempotency.js';
 import { parseJsonBody } from './json-body.js';
 import type { Reply, RouteDef } from './routes/types.js';
 
-const MAX_BODY = 1_000_000;
+/** The largest body a route takes unless it says otherwise (`maxBody`), in characters; the Node listener reads as many bytes. */
+export const MAX_BODY = 1_000_000;
 const RATE_WINDOW_MS = 60_000;
 
 function refused(refusal: ApiKeyRefusal): ApiError {

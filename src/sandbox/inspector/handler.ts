@@ -12,7 +12,9 @@ import { priceOut } from '../core/settings.js';
 import { envelopeAnswer } from '../http/call.js';
 import { parseJsonBody } from '../http/json-body.js';
 import { PathPattern } from '../http/path.js';
+import { eventStream } from '../http/event-stream.js';
 import type { RequestLog } from '../http/request-log.js';
+import { newRequestId } from '../http/request-id.js';
 import type { WebhookRecords } from '../plugins/webhooks/index.js';
 import { type Inspection, requestOut } from './inspection.js';
 import type { RequestFilter } from './types.js';
@@ -59,9 +61,6 @@ const SECURITY_HEADERS = {
   'x-frame-options': 'DENY',
   'cache-control': 'no-store',
 };
-
-/** A fresh `req_...` id (not from the platform's seeded random: inspecting must not change the ids /v1 hands out). */
-const newRequestId = (): string => `req_${crypto.randomUUID().replaceAll('-', '')}`;
 
 /**
  * A JSON answer with an `x-request-id`. An error answer (`{ code, message, details? }`, status
@@ -117,44 +116,23 @@ export function inspectorHandler(parts: HandlerParts, base = INSPECTOR_BASE): (r
   };
 
   const stream = (signal: AbortSignal): Response => {
-    const encoder = new TextEncoder();
-    let stop = (): void => undefined;
-    const body = new ReadableStream<Uint8Array>({
-      start(controller) {
-        const send = (event: string, data: unknown): void => {
-          try {
-            controller.enqueue(encoder.encode(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`));
-          } catch {
-            stop();
-          }
-        };
-        controller.enqueue(encoder.encode(': pix-usdt sandbox inspector\n\n'));
-        const offRequests = parts.requests.subscribe((entry) => send('request', requestOut(entry)));
+    const body = eventStream(
+      (sink) => {
+        const offRequests = parts.requests.subscribe((entry) => sink.send(requestOut(entry), 'request'));
         const onTransition = (change: { id: string; from: string | null; to: string; eventType: string | null; at: string }, tenantId: string): void =>
-          send('state', { tenant_id: tenantId, conversion_id: change.id, from: change.from, to: change.to, event_type: change.eventType, at: change.at });
+          void sink.send({ tenant_id: tenantId, conversion_id: change.id, from: change.from, to: change.to, event_type: change.eventType, at: change.at }, 'state');
         platform.moves.add(onTransition);
         const offDeliveries = parts.webhooks.subscribe((tenantId, d) =>
-          send('delivery', { tenant_id: tenantId, delivery_id: d.id, event_id: d.eventId, event_type: d.eventType, status: d.status, attempts: d.attempts.length }),
+          sink.send({ tenant_id: tenantId, delivery_id: d.id, event_id: d.eventId, event_type: d.eventType, status: d.status, attempts: d.attempts.length }, 'delivery'),
         );
-        const ping = setInterval(() => send('ping', {}), 15_000) as unknown as { unref?: () => void };
-        ping.unref?.();
-        stop = () => {
+        return () => {
           offRequests();
           offDeliveries();
           platform.moves.delete(onTransition);
-          clearInterval(ping as unknown as number);
-          try {
-            controller.close();
-          } catch {
-            // Already closed.
-          }
         };
-        signal.addEventListener('abort', () => stop(), { once: true });
       },
-      cancel() {
-        stop();
-      },
-    });
+      { hello: 'pix-usdt sandbox inspector', signal },
+    );
     return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream', 'x-accel-buffering': 'no', ...SECURITY_HEADERS } });
   };
 
@@ -175,7 +153,7 @@ export function inspectorHandler(parts: HandlerParts, base = INSPECTOR_BASE): (r
     const method = input.method === undefined ? 'POST' : String(input.method).toUpperCase();
     if (!isInspectorAction(method, path)) {
       const shown = `${method.slice(0, 10)} ${path.slice(0, 200) || '(no path)'}`;
-      const requestId = `req_${crypto.randomUUID().replaceAll('-', '')}`;
+      const requestId = newRequestId();
       const message = `The console does not call ${shown}: its actions are the POST routes docs/inspector.md lists.`;
       const answer = envelopeAnswer({ status: 400, code: 'validation_error', message, details: { issues: [{ path: 'path', message: 'Not an inspector action' }] } }, requestId);
       return new Response(answer.body, { status: answer.status, headers: { ...answer.headers, ...SECURITY_HEADERS, 'x-request-id': requestId } });

@@ -9,7 +9,7 @@ import { CONVERSION_MACHINE } from '../core/machines.js';
 import { changedFields, limitsOut, priceOut, timingsOut } from '../core/settings.js';
 import type { ConversionRec, LoggedEvent, SandboxEvent, StateChange, TenantState } from '../core/state.js';
 import { conversionOut, iso, quoteOut, transactionOut, userOut } from '../core/wire.js';
-import { type RequestLog, type RequestLogEntry, objectIdsOf } from '../http/request-log.js';
+import type { RequestLog, RequestLogEntry } from '../http/request-log.js';
 import type { WebhookRecords } from '../plugins/webhooks/index.js';
 import type {
   InspectedConversion,
@@ -52,20 +52,9 @@ export interface InspectionParts {
   listing?: () => Iterable<ListedTenant>;
 }
 
-/** Serializes one request log entry. */
+/** A request log entry as the inspection hands it out: a copy, so that a reader cannot change the log. */
 export function requestOut(e: RequestLogEntry): InspectedRequest {
-  return {
-    request_id: e.requestId,
-    tenant_id: e.tenantId,
-    method: e.method,
-    path: e.path,
-    status: e.status,
-    latency_ms: e.latencyMs,
-    replayed: e.replayed,
-    fault: e.fault,
-    at: iso(e.at),
-    object_ids: [...objectIdsOf(e)],
-  };
+  return { ...e, object_ids: [...e.object_ids] };
 }
 
 function newest<T>(items: readonly T[]): T[] {
@@ -249,7 +238,7 @@ export class Inspection implements Omit<SandboxInspection, 'onRequest'> {
     if (rec.liquidationQuoteId !== null) touched.add(rec.liquidationQuoteId);
     const requests = this.#parts.requests
       .recent()
-      .filter((r) => r.tenantId === tenantId && objectIdsOf(r).some((o) => touched.has(o)))
+      .filter((r) => r.tenant_id === tenantId && r.object_ids.some((o) => touched.has(o)))
       .map(requestOut);
     return { tenant_id: tenantId, now: iso(t.clock.nowMs()), conversion: conversionOut(rec), path, path_source: source, timeline, requests };
   }
@@ -264,8 +253,8 @@ export class Inspection implements Omit<SandboxInspection, 'onRequest'> {
         if (/^[1-5]xx$/.test(status) ? String(r.status)[0] !== status[0] : String(r.status) !== status) continue;
       }
       if (filter.path && !r.path.includes(filter.path)) continue;
-      if (filter.request_id && r.requestId !== filter.request_id.trim()) continue;
-      if (filter.tenant_id && r.tenantId !== filter.tenant_id) continue;
+      if (filter.request_id && r.request_id !== filter.request_id.trim()) continue;
+      if (filter.tenant_id && r.tenant_id !== filter.tenant_id) continue;
       out.push(requestOut(r));
     }
     return out;
@@ -304,11 +293,11 @@ export class Inspection implements Omit<SandboxInspection, 'onRequest'> {
       }
     }
     for (const r of this.#parts.requests.recent()) {
-      if (r.requestId !== q) continue;
-      const tenant = r.tenantId === null ? undefined : this.#parts.platform.tenants.get(r.tenantId);
+      if (r.request_id !== q) continue;
+      const tenant = r.tenant_id === null ? undefined : this.#parts.platform.tenants.get(r.tenant_id);
       let conversionId: string | null = null;
-      for (const o of objectIdsOf(r)) conversionId ??= tenant?.conversions.get(o)?.id ?? tenant?.quotes.get(o)?.consumedBy ?? null;
-      out.push({ kind: 'request', tenant_id: r.tenantId, id: q, conversion_id: conversionId, field: 'request_id' });
+      for (const o of r.object_ids) conversionId ??= tenant?.conversions.get(o)?.id ?? tenant?.quotes.get(o)?.consumedBy ?? null;
+      out.push({ kind: 'request', tenant_id: r.tenant_id, id: q, conversion_id: conversionId, field: 'request_id' });
     }
     return out;
   }

@@ -4,6 +4,11 @@
  * @module
  */
 import type { Conversion, Quote, Transaction, User } from '../../models/index.js';
+import type { RequestLogEntry as InspectedRequest } from '../http/request-log.js';
+
+// One answered request, as the request log keeps it: the one entry type of the inspector, a
+// server's log feed (`/_sandbox/logs`) and `logs tail --json` (http/request-log.ts).
+export type { InspectedRequest };
 
 /** A tenant in the list (default first). */
 export interface InspectedTenantSummary {
@@ -126,30 +131,6 @@ export interface InspectedStep {
   event: { id: string; type: string } | null;
   /** Deliveries of that event. */
   deliveries: InspectedDelivery[];
-}
-
-/** One answered request, as the request log keeps it. */
-export interface InspectedRequest {
-  /** The `req_...` id. */
-  request_id: string;
-  /** The caller's tenant (`null`: authentication refused it). */
-  tenant_id: string | null;
-  /** Method. */
-  method: string;
-  /** Path, without the query string. */
-  path: string;
-  /** Status answered. */
-  status: number;
-  /** Real milliseconds from dispatch to answer. */
-  latency_ms: number;
-  /** An idempotent replay. */
-  replayed: boolean;
-  /** The fault plan that answered, or `null`. */
-  fault: string | null;
-  /** Time of the request on the tenant's clock. */
-  at: string;
-  /** Ids the request named or answered with. */
-  object_ids: string[];
 }
 
 /** A conversion's page. */

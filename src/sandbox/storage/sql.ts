@@ -28,16 +28,22 @@ import {
   type TenantRows,
 } from './port.js';
 
-/** A value a statement binds or a row holds. */
+/** A value a statement binds or a row holds: text, a number (integers fit in 53 bits), or NULL. */
 export type SqlValue = string | number | null;
 
-/** What SqlStorage needs of a SQL engine: run a statement, and run a function in one transaction. */
+/**
+ * What a stored sandbox needs of a SQLite database: run a statement, and run a function in one
+ * transaction, all synchronously. Three methods over any SQLite binding: libsql or better-sqlite3
+ * on Node (`db.prepare(sql).all(...params)`), a Durable Object's `ctx.storage.sql.exec` and
+ * `ctx.storage.transactionSync`. The sandbox's statements use plain SQLite (no pragma, no
+ * `BEGIN`): the driver owns the connection and its settings (a write-ahead log, say).
+ */
 export interface SqlDriver {
   /** Runs a statement and answers its rows (objects keyed by column name). */
   all(sql: string, params?: readonly SqlValue[]): Array<Record<string, SqlValue>>;
   /** Runs a statement that answers no rows. */
   run(sql: string, params?: readonly SqlValue[]): void;
-  /** Runs `fn` in one transaction: committed when it returns, rolled back when it throws. */
+  /** Runs `fn` (which runs statements) in one transaction: committed when it returns, rolled back when it throws (the error then goes on). */
   transaction(fn: () => void): void;
 }
 
@@ -94,21 +100,29 @@ const str = (v: SqlValue | undefined): string => (typeof v === 'string' ? v : St
 const num = (v: SqlValue | undefined): number => (typeof v === 'number' ? v : Number(v));
 
 /**
- * Creates the schema when the database is empty and checks the marks of one that is not.
- * Throws {@link StorageError} (`foreign`, `newer`) without writing when the database is not ours
- * or is newer; answers whether it was empty.
+ * Reads the marks of a database without writing: `empty` (no table yet) or `ours` (a sandbox's
+ * schema this code reads). Throws {@link StorageError} (`foreign`, `newer`) when the database is
+ * not ours or is newer.
+ */
+export function checkSchema(driver: SqlDriver): 'empty' | 'ours' {
+  const tables = driver.all("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'").map((r) => str(r['name']));
+  if (tables.length === 0) return 'empty';
+  if (!tables.includes('meta')) throw new StorageError('foreign', `it holds tables (${tables.slice(0, 3).join(', ')}) but no sandbox marks`);
+  const marks = new Map(driver.all("SELECT name, value FROM meta WHERE name IN ('format', 'schema')").map((r) => [str(r['name']), str(r['value'])]));
+  if (marks.get('format') !== JSON.stringify(DATA_FORMAT)) throw new StorageError('foreign', `its format mark is not "${DATA_FORMAT}"`);
+  const schema = Number(marks.get('schema'));
+  if (!Number.isInteger(schema)) throw new StorageError('foreign', 'it has no valid schema version');
+  if (schema > SCHEMA_VERSION) throw new StorageError('newer', `it was written by a newer pix-usdt (schema version ${schema}; this one reads version ${SCHEMA_VERSION})`);
+  return 'ours';
+}
+
+/**
+ * Creates the schema when the database is empty and checks the marks of one that is not
+ * ({@link checkSchema}: nothing is written to a database that is not ours); answers whether it
+ * was empty.
  */
 export function prepareSchema(driver: SqlDriver): { created: boolean } {
-  const tables = driver.all("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'").map((r) => str(r['name']));
-  if (tables.length > 0) {
-    if (!tables.includes('meta')) throw new StorageError('foreign', `it holds tables (${tables.slice(0, 3).join(', ')}) but no sandbox marks`);
-    const marks = new Map(driver.all("SELECT name, value FROM meta WHERE name IN ('format', 'schema')").map((r) => [str(r['name']), str(r['value'])]));
-    if (marks.get('format') !== JSON.stringify(DATA_FORMAT)) throw new StorageError('foreign', `its format mark is not "${DATA_FORMAT}"`);
-    const schema = Number(marks.get('schema'));
-    if (!Number.isInteger(schema)) throw new StorageError('foreign', 'it has no valid schema version');
-    if (schema > SCHEMA_VERSION) throw new StorageError('newer', `it was written by a newer pix-usdt (schema version ${schema}; this one reads version ${SCHEMA_VERSION})`);
-    return { created: false };
-  }
+  if (checkSchema(driver) === 'ours') return { created: false };
   driver.transaction(() => {
     for (const statement of SCHEMA) driver.run(statement);
     driver.run(SQL.putMeta, ['format', JSON.stringify(DATA_FORMAT)]);

@@ -5,7 +5,7 @@
  */
 import { type Command, Option } from 'commander';
 import { API_KEY_FORMAT } from '../../models/index.js';
-import { DEFAULT_URL, UsageError, parseHttpUrl } from '../usage.js';
+import { DEFAULT_URL, UsageError, parseHttpUrl } from './usage.js';
 
 /** Where the server is and how to talk to it. */
 export interface Connection {

@@ -1,5 +1,12 @@
 /**
- * Every command of `pix-usdt-sandbox`, in the order of the help. To add one, see spec.ts.
+ * The commands' room: what each command of `pix-usdt-sandbox` is (its name, help, options and
+ * validation), without running anything, so that `parseCommand` is tested without a process.
+ * One file per command (its `CommandSpec`), `connection.ts` (the options of every command that
+ * talks to a running server), `usage.ts` (the usage error and the validators of values) and the
+ * serve flags' tables. `parse` turns commander's values into the runner's options, once: `serve`'s
+ * are the server's own options (`ServerOptions`, ../http/start.ts). To add a command, see spec.ts.
+ *
+ * `COMMANDS`: every command, in the order of the help.
  * @module
  */
 import { conformance } from './conformance.js';

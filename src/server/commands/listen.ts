@@ -4,10 +4,9 @@
  */
 import type { Command } from 'commander';
 import { EVENT_TYPES } from '../../models/index.js';
-import { UsageError, parseHttpUrl } from '../usage.js';
+import { UsageError, parseHttpUrl } from './usage.js';
 import { type Connection, parseConnection, withConnection } from './connection.js';
 import type { CommandSpec } from './spec.js';
-import { prose } from '../help.js';
 
 /** Options of `listen`. */
 export interface ListenOptions extends Connection {
@@ -38,15 +37,13 @@ export const listen: CommandSpec<'listen', ListenOptions> = {
       program
         .command('listen')
         .summary('forward the webhook deliveries of a running server to a local URL')
-        .description(
-          prose(`Forward the webhook deliveries of a running server to a local URL.
+        .description(`Forward the webhook deliveries of a running server to a local URL.
 
 Starts a receiver on a free loopback port and registers it as a webhook endpoint of the
 server for as long as it runs. Each delivery is forwarded to --forward-to with its raw body and
 its X-Service-* signature headers unchanged; the sandbox gets the status your receiver answers.
 Prints the endpoint's signing secret at start (verify with it), then one line per delivery:
-event type, event id, your receiver's status and latency. Ctrl-C deletes the endpoint.`),
-        )
+event type, event id, your receiver's status and latency. Ctrl-C deletes the endpoint.`)
         .requiredOption('--forward-to <URL>', 'your receiver, e.g. http://localhost:3000/webhooks')
         .option('--events <LIST>', 'event kinds, comma-separated; "conversion.*" for a family (default: every kind)', '*'),
     );

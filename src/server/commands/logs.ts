@@ -3,10 +3,9 @@
  * @module
  */
 import type { Command } from 'commander';
-import { UsageError } from '../usage.js';
+import { UsageError } from './usage.js';
 import { type Connection, parseConnection, withConnection } from './connection.js';
 import type { CommandSpec } from './spec.js';
-import { prose } from '../help.js';
 
 /** Options of `logs tail`. */
 export interface LogsTailOptions extends Connection {
@@ -43,13 +42,11 @@ export const logsTail: CommandSpec<'logs tail', LogsTailOptions> = {
       logs
         .command('tail')
         .summary("print the server's request log, live")
-        .description(
-          prose(`Print the request log of a running server, live, one line per answered request:
+        .description(`Print the request log of a running server, live, one line per answered request:
 time, request id, method, path (no query string), status, latency, "replayed" for an idempotent
 replay and "fault=<plan>" for an injected fault. The server keeps the last 1,000 requests;
 tail starts with the new ones. Ctrl-C stops. A tenant's API key shows that tenant's requests
-only; the "control_key" that serve printed (given as --api-key) shows every tenant's.`),
-        )
+only; the "control_key" that serve printed (given as --api-key) shows every tenant's.`)
         .option('--status <LIST>', 'only these statuses: codes or classes, comma-separated (e.g. 4xx,503)')
         .option('--path <PREFIX>', 'only paths that start with PREFIX (e.g. /v1/conversions)'),
     );

@@ -3,10 +3,9 @@
  * @module
  */
 import type { Command } from 'commander';
-import { UsageError } from '../usage.js';
+import { UsageError } from './usage.js';
 import { type Connection, parseConnection, withConnection } from './connection.js';
 import type { CommandSpec } from './spec.js';
-import { prose } from '../help.js';
 
 /** Options of `resend`: one delivery, or every failed one. */
 export type ResendOptions = Connection & ({ failed: true } | { failed: false; deliveryId: string });
@@ -19,10 +18,8 @@ export const resend: CommandSpec<'resend', ResendOptions> = {
       program
         .command('resend')
         .summary('redeliver a webhook delivery, or every failed one')
-        .description(
-          prose(`Queue a new attempt of a webhook delivery (POST /v1/webhook_deliveries/{id}/redeliver),
-or, with --failed, of every failed delivery of every endpoint. Prints each delivery and its status.`),
-        )
+        .description(`Queue a new attempt of a webhook delivery (POST /v1/webhook_deliveries/{id}/redeliver),
+or, with --failed, of every failed delivery of every endpoint. Prints each delivery and its status.`)
         .argument('[delivery-id]', 'the delivery to resend')
         .option('--failed', 'resend every failed delivery of every endpoint'),
     );

@@ -3,7 +3,8 @@
  * `commands/` (name, help, options, validation: pure, so `parseCommand` can be tested without
  * running anything) and its runner in `run/` (the work). To add one: write both, then add the
  * definition to `COMMANDS` (commands/index.ts) and the runner to `RUNNERS` (run/index.ts); the
- * types refuse a definition without a runner.
+ * types refuse a definition without a runner. A description keeps its paragraphs wrapped for
+ * reading: the program joins and wraps them once, to the terminal (../cli/program.ts).
  * @module
  */
 import type { Command } from 'commander';

@@ -6,10 +6,9 @@
  */
 import type { Command } from 'commander';
 import { ScenarioError, TRIGGERS, isTriggerName, resolveTrigger, type Direction, type TriggerName, type TriggerScenario } from '../../testing/index.js';
-import { UsageError, oneOf, parseAmount } from '../usage.js';
+import { UsageError, oneOf, parseAmount } from './usage.js';
 import { type Connection, parseConnection, withConnection } from './connection.js';
 import type { CommandSpec } from './spec.js';
-import { prose } from '../help.js';
 
 /** A scenario name. */
 export type ScenarioName = TriggerName;
@@ -39,7 +38,7 @@ export const trigger: CommandSpec<'trigger', TriggerOptions> = {
         .command('trigger')
         .summary('create real resources that end in a given event, or run a scenario file')
         .description(
-          prose(`Create real resources (user, quote, conversion) through the API and the test helpers, so
+          `Create real resources (user, quote, conversion) through the API and the test helpers, so
 that the server emits the named event to its webhook endpoints. Prints what it created.
 
 With --file, runs a scenario file (steps that create, call helpers, advance the clock and
@@ -48,7 +47,7 @@ expect; docs/testing.md, docs/scenario-file.schema.json).
 Scenarios (trigger --list):
 ${Object.entries(TRIGGERS as Record<string, TriggerScenario>)
   .map(([name, s]) => `  ${name.padEnd(26)}${s.summary}`)
-  .join('\n')}`),
+  .join('\n')}`,
         )
         .argument('[scenario]', 'the event to end in, e.g. conversion.completed')
         .option('--list', 'list the scenarios and exit')

@@ -8,7 +8,7 @@
  * mid-write: that mutation was never answered).
  * @module
  */
-import type { SandboxSnapshot, TenantSnapshot } from '../../sandbox/index.js';
+import type { SnapshotRecords, TenantRecords } from '../../sandbox/sandbox.js';
 import { DataError, type DataFolder } from './folder.js';
 
 /** The two files of the old layout, and what marks them. */
@@ -25,18 +25,18 @@ interface SnapshotFile {
   seq: number;
   /** Wall-clock time of the write (ms): clocks that follow real time move on by the downtime. */
   writtenAt: number;
-  snapshot: SandboxSnapshot;
+  snapshot: SnapshotRecords;
 }
 
 interface JournalEntry {
   seq: number;
   writtenAt: number;
-  /** The platform fields and the touched tenants (a {@link SandboxSnapshot} with only those). */
-  state: SandboxSnapshot;
+  /** The platform fields and the touched tenants (a {@link SnapshotRecords} with only those). */
+  state: SnapshotRecords;
 }
 
 /** A tenant in a journal line: its whole state, or (`delta: true`) what changed since the previous line. */
-type TenantChange = TenantSnapshot & { delta?: true };
+type TenantChange = TenantRecords & { delta?: true };
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -60,7 +60,7 @@ function damaged(file: string, detail: string): DataError {
   return new DataError(`${file} is damaged (${detail}). It is left as it is: move it away to start afresh, or restore it from a backup.`);
 }
 
-function isSnapshot(value: unknown): value is SandboxSnapshot {
+function isSnapshot(value: unknown): value is SnapshotRecords {
   return isObject(value) && value['format'] === 'pix-usdt-sandbox' && value['version'] === 1 && Array.isArray(value['tenants']);
 }
 
@@ -120,10 +120,10 @@ const COLLECTIONS = ['users', 'quotes', 'conversions', 'transactions'] as const;
 /** A tenant being composed: its records by id, idempotency records by key, events in order. */
 class TenantWork {
   readonly records = COLLECTIONS.map(() => new Map<string, Rec>());
-  readonly idempotency = new Map<string, TenantSnapshot['idempotency'][number]>();
-  events: TenantSnapshot['events'] = [];
+  readonly idempotency = new Map<string, TenantRecords['idempotency'][number]>();
+  events: TenantRecords['events'] = [];
   constructor(
-    public last: TenantSnapshot,
+    public last: TenantRecords,
     public writtenAt: number,
   ) {
     this.apply(last, writtenAt);
@@ -145,17 +145,17 @@ class TenantWork {
     this.writtenAt = writtenAt;
   }
 
-  result(realTime: boolean, now: number): TenantSnapshot {
+  result(realTime: boolean, now: number): TenantRecords {
     const sorted = (i: number): Rec[] => [...(this.records[i] as Map<string, Rec>).values()].sort((a, b) => a.seq - b.seq);
     const { delta: _, ...rest } = this.last as TenantChange;
     return {
       ...rest,
       // A clock that follows real time moved on while the server was down.
       now: realTime ? new Date(Date.parse(rest.now) + Math.max(0, now - this.writtenAt)).toISOString() : rest.now,
-      users: sorted(0) as TenantSnapshot['users'],
-      quotes: sorted(1) as TenantSnapshot['quotes'],
-      conversions: sorted(2) as TenantSnapshot['conversions'],
-      transactions: sorted(3) as TenantSnapshot['transactions'],
+      users: sorted(0) as TenantRecords['users'],
+      quotes: sorted(1) as TenantRecords['quotes'],
+      conversions: sorted(2) as TenantRecords['conversions'],
+      transactions: sorted(3) as TenantRecords['transactions'],
       idempotency: [...this.idempotency.values()],
       events: this.events,
     };
@@ -163,10 +163,10 @@ class TenantWork {
 }
 
 /** The state a snapshot plus journal entries describe (each entry holds whole tenants or their changes). */
-function compose(base: SnapshotFile, entries: readonly JournalEntry[], realTime: boolean, now = Date.now()): SandboxSnapshot {
+function compose(base: SnapshotFile, entries: readonly JournalEntry[], realTime: boolean, now = Date.now()): SnapshotRecords {
   const tenants = new Map<string, TenantWork>();
   for (const t of base.snapshot.tenants) tenants.set(t.id, new TenantWork(t, base.writtenAt));
-  let platform: SandboxSnapshot = base.snapshot;
+  let platform: SnapshotRecords = base.snapshot;
   for (const entry of entries) {
     if (entry.seq <= base.seq) continue; // already in the snapshot (a stop between the two writes)
     platform = entry.state;
@@ -181,7 +181,7 @@ function compose(base: SnapshotFile, entries: readonly JournalEntry[], realTime:
 
 /** What an old-layout folder holds: the composed state, and what was read to compose it. */
 export interface LegacyState {
-  snapshot: SandboxSnapshot;
+  snapshot: SnapshotRecords;
   /** Journal lines after the snapshot, and the bytes of a cut-short last line dropped. */
   entries: number;
   tornBytes: number;

@@ -1,5 +1,9 @@
 /**
- * The runner of every command (its definition is in commands/). `null`: still running (serve).
+ * The runners' room: the work of each command (its definition is in ../commands/), one file per
+ * command, over an {@link Io} (io.ts) that the CLI hands them: the process's streams, signals and
+ * exit (../cli/process-io.ts). `RUNNERS` has one runner per command of `COMMANDS`: the mapped type
+ * refuses a command without one. A runner answers its exit code, or `null` while it keeps running
+ * (`serve`).
  * @module
  */
 import type { Plan } from '../commands/index.js';

@@ -20,17 +20,21 @@ export const EXIT = {
   dependency: 5,
 } as const;
 
-/** Where a runner writes: stdout carries results (text or JSON lines), stderr progress and errors. */
+/**
+ * The process as a runner sees it: where it writes (stdout carries results, text or JSON lines;
+ * stderr progress and errors), the signals that stop it, and its exit. The CLI hands the real
+ * process's (src/server/cli/process-io.ts); a runner never reads `process` for these itself.
+ */
 export interface Io {
   stdout(line: string): void;
   stderr(line: string): void;
+  /** Resolves with the first SIGINT or SIGTERM. */
+  untilSignal(): Promise<NodeJS.Signals>;
+  /** Calls `stop` on every SIGINT and SIGTERM, and once the process that started this one is gone (`serve`). */
+  onStop(stop: (why: string) => void): void;
+  /** Ends the process with `code` (a server that has stopped: pending webhook retries must not keep it alive). */
+  exit(code: number): void;
 }
-
-/** The process's streams. */
-export const processIo: Io = {
-  stdout: (line) => void process.stdout.write(`${line}\n`),
-  stderr: (line) => void process.stderr.write(`${line}\n`),
-};
 
 /** Prints one result: `record` as a JSON line with `--json`, else `text`. */
 export function print(io: Io, connection: Pick<Connection, 'json'>, record: Record<string, unknown>, text: string): void {
@@ -65,17 +69,4 @@ export function fail(io: Io, connection: Connection, error: unknown, doing: stri
   }
   io.stderr(`${prefix} ${error instanceof Error ? error.message : String(error)}`);
   return EXIT.failure;
-}
-
-/** Resolves with the first SIGINT or SIGTERM. */
-export function untilSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const on = (signal: NodeJS.Signals): void => {
-      process.off('SIGINT', on);
-      process.off('SIGTERM', on);
-      resolve(signal);
-    };
-    process.on('SIGINT', on);
-    process.on('SIGTERM', on);
-  });
 }

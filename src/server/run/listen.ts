@@ -9,8 +9,8 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { PixUsdt, WebhookEndpointWithSecret } from '../../index.js';
 import type { ListenOptions } from '../commands/listen.js';
-import { generateSelfSigned } from '../tls.js';
-import { EXIT, type Io, clientOf, fail, print, untilSignal } from './io.js';
+import { generateSelfSigned } from '../http/tls.js';
+import { EXIT, type Io, clientOf, fail, print } from './io.js';
 
 const MAX_BODY_BYTES = 1_000_000;
 const MAX_ANSWER_BYTES = 4096;
@@ -164,7 +164,7 @@ export async function runListen(options: ListenOptions, io: Io): Promise<number>
   const { server, url, endpoint } = registered;
   endpointId = endpoint.id;
   // Listening for the signals before the ready line: a caller may send one as soon as it reads it.
-  const stopped = untilSignal();
+  const stopped = io.untilSignal();
   print(
     io,
     options,

@@ -3,10 +3,10 @@
  * @module
  */
 import { type LogsTailOptions, statusMatches } from '../commands/logs.js';
-import { LOG_STREAM_PATH, type LoggedRequest } from '../request-log.js';
-import { EXIT, type Io, print, untilSignal } from './io.js';
+import { LOG_FEED_PATH, type RequestLogEntry } from '../../sandbox/http/request-log.js';
+import { EXIT, type Io, print } from './io.js';
 
-function line(entry: LoggedRequest): string {
+function line(entry: RequestLogEntry): string {
   const flags = [entry.replayed ? 'replayed' : '', entry.fault === null ? '' : `fault=${entry.fault}`].filter((f) => f !== '').join(' ');
   return `${entry.at}  ${entry.request_id}  ${entry.method} ${entry.path} ${entry.status} ${entry.latency_ms}ms${flags === '' ? '' : `  ${flags}`}`;
 }
@@ -16,7 +16,7 @@ export async function runLogsTail(options: LogsTailOptions, io: Io): Promise<num
   const stop = new AbortController();
   let response: Response;
   try {
-    response = await fetch(`${options.url}${LOG_STREAM_PATH}`, { headers: { authorization: `Bearer ${options.apiKey}`, accept: 'text/event-stream' }, signal: stop.signal });
+    response = await fetch(`${options.url}${LOG_FEED_PATH}`, { headers: { authorization: `Bearer ${options.apiKey}`, accept: 'text/event-stream' }, signal: stop.signal });
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
     io.stderr(`pix-usdt-sandbox: logs tail: cannot reach the server at ${options.url} (${cause}). Is \`pix-usdt-sandbox serve\` running there? Set --url or PIX_USDT_SANDBOX_URL to the "url" it printed.`);
@@ -27,12 +27,12 @@ export async function runLogsTail(options: LogsTailOptions, io: Io): Promise<num
     return EXIT.refused;
   }
   if (!response.ok || response.body === null) {
-    io.stderr(`pix-usdt-sandbox: logs tail: ${options.url}${LOG_STREAM_PATH} answered ${response.status}; is this a pix-usdt-sandbox server of this version or later?`);
+    io.stderr(`pix-usdt-sandbox: logs tail: ${options.url}${LOG_FEED_PATH} answered ${response.status}; is this a pix-usdt-sandbox server of this version or later?`);
     return EXIT.failure;
   }
   let signalled = false;
   // Before the line that says it is tailing: a caller may signal as soon as it reads it.
-  void untilSignal().then(() => {
+  void io.untilSignal().then(() => {
     signalled = true;
     stop.abort();
   });
@@ -51,7 +51,7 @@ export async function runLogsTail(options: LogsTailOptions, io: Io): Promise<num
         buffer = buffer.slice(end + 2);
         const data = frame.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
         if (data === '') continue; // a comment or a heartbeat
-        const entry = JSON.parse(data) as LoggedRequest;
+        const entry = JSON.parse(data) as RequestLogEntry;
         if (!statusMatches(options.status, entry.status)) continue;
         if (options.path !== undefined && !entry.path.startsWith(options.path)) continue;
         print(io, options, { ...entry }, line(entry));

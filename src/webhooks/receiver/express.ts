@@ -2,8 +2,8 @@
  * The webhook handler on Express (4 and 5). Structural types only: no `express` import.
  * @module
  */
-import type { WebhookAnswer, WebhookHandler } from './handler.js';
-import { type NodeRequestLike, type NodeResponseLike, answerWithout, readRawBody, send } from './node.js';
+import type { WebhookHandler } from './handler.js';
+import { type NodeRequestLike, type NodeResponseLike, answerNodeRequest, answerWithout, readRawBody, send } from './node.js';
 
 /** What the Express adapter reads of a request. */
 export interface ExpressRequestLike extends NodeRequestLike {
@@ -37,17 +37,7 @@ interface LayerLike {
  */
 export function toExpressHandler(handler: WebhookHandler): Middleware {
   return (req, res, next) => {
-    const run = async (): Promise<void> => {
-      let result: WebhookAnswer;
-      if (req.method !== undefined && req.method.toUpperCase() !== 'POST') {
-        result = await handler.handle({ body: '', headers: req.headers, method: req.method });
-      } else {
-        const raw = await readRawBody(req, handler.maxBodyBytes);
-        result = raw.ok ? await handler.handle({ body: raw.body, headers: req.headers }) : await answerWithout(handler, req, raw);
-      }
-      send(res, result);
-    };
-    run().catch(next);
+    answerNodeRequest(handler, req).then((result) => send(res, result)).catch(next);
   };
 }
 

@@ -11,7 +11,7 @@ import { isWebhookVerificationError } from '../errors.js';
 import type { WebhookEvent } from '../events.js';
 import type { HeadersInput } from '../headers.js';
 import type { WebhookSecret } from '../signature.js';
-import { type ClaimResult, type EventClaim, type WebhookEventStore, createMemoryEventStore } from './store.js';
+import { type ClaimResult, type EventClaim, type WebhookEventStore, createMemoryEventStore, isLeaseLostError } from './store.js';
 
 /**
  * The client calls `confirm: true` makes: `new PixUsdt(...)` fits, as does any object with these
@@ -149,6 +149,11 @@ function answer(status: number, outcome: WebhookOutcome, payload: Record<string,
   return { status, headers: { ...JSON_HEADERS, ...headers }, body: JSON.stringify(payload), outcome, ...extra };
 }
 
+/** Another delivery holds the event (a live claim, or it took this one's over): 503, retried after 30 s, when it is processed. */
+function inProgress(extra: Partial<WebhookAnswer>): WebhookAnswer {
+  return answer(503, 'in_progress', { error: 'in_progress' }, extra, { 'retry-after': '30' });
+}
+
 function statusOf(error: unknown): number | undefined {
   const status = (error as { status?: unknown } | null)?.status;
   return typeof status === 'number' ? status : undefined;
@@ -261,7 +266,7 @@ export function createWebhookHandler<Tx = undefined>(options: WebhookHandlerOpti
       return tell(answer(503, 'store_failed', { error: 'store_unavailable' }, ids), error);
     }
     if (claimed.status === 'processed') return tell(answer(200, 'duplicate', { received: true, duplicate: true }, ids));
-    if (claimed.status === 'in_progress') return tell(answer(503, 'in_progress', { error: 'in_progress' }, ids, { 'retry-after': '30' }));
+    if (claimed.status === 'in_progress') return tell(inProgress(ids));
     const claim: EventClaim = claimed;
     const attempt = { ...ids, attempt: claim.attempt };
 
@@ -287,8 +292,8 @@ export function createWebhookHandler<Tx = undefined>(options: WebhookHandlerOpti
       await store.complete(claim, (tx) => onEvent(event, { tx, attempt: claim.attempt, resource }));
     } catch (error) {
       await giveBack(error);
-      if ((error as { name?: unknown } | null)?.name === 'WebhookLeaseLostError') {
-        return tell(answer(503, 'in_progress', { error: 'in_progress' }, attempt, { 'retry-after': '30' }), error);
+      if (isLeaseLostError(error)) {
+        return tell(inProgress(attempt), error);
       }
       return tell(answer(500, 'handler_failed', { error: 'handler_failed' }, attempt), error);
     }

@@ -69,6 +69,17 @@ export function answerWithout(handler: WebhookHandler, req: NodeRequestLike, raw
   return handler.handle({ body: raw.body, headers: req.headers, method: req.method });
 }
 
+/**
+ * @internal The handler's answer to a Node request: another method than POST is answered without
+ * reading the body; a POST with its raw body, or with why there is none. Rejects when the request
+ * stream fails (the sender went away mid-body).
+ */
+export async function answerNodeRequest(handler: WebhookHandler, req: NodeRequestLike): Promise<WebhookAnswer> {
+  if (req.method !== undefined && req.method.toUpperCase() !== 'POST') return handler.handle({ body: '', headers: req.headers, method: req.method });
+  const raw = await readRawBody(req, handler.maxBodyBytes);
+  return raw.ok ? handler.handle({ body: raw.body, headers: req.headers }) : answerWithout(handler, req, raw);
+}
+
 /** @internal Writes an answer on a Node response. */
 export function send(res: NodeResponseLike, result: WebhookAnswer): void {
   res.statusCode = result.status;
@@ -92,12 +103,7 @@ export function toNodeHandler(handler: WebhookHandler): (req: NodeRequestLike, r
   return async (req, res) => {
     let result: WebhookAnswer;
     try {
-      if (req.method !== undefined && req.method.toUpperCase() !== 'POST') {
-        result = await handler.handle({ body: '', headers: req.headers, method: req.method });
-      } else {
-        const raw = await readRawBody(req, handler.maxBodyBytes);
-        result = raw.ok ? await handler.handle({ body: raw.body, headers: req.headers }) : await answerWithout(handler, req, raw);
-      }
+      result = await answerNodeRequest(handler, req);
     } catch {
       // The request stream failed (the sender went away mid-body): nothing was processed.
       result = { status: 400, headers: { 'content-type': 'application/json' }, body: '{"error":"incomplete_request"}', outcome: 'invalid' };

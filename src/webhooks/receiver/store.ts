@@ -69,6 +69,11 @@ export class WebhookLeaseLostError extends Error {
   }
 }
 
+/** @internal True for a {@link WebhookLeaseLostError}, from any copy of this package (checks `name`, as a store of the other build throws it). */
+export function isLeaseLostError(error: unknown): error is WebhookLeaseLostError {
+  return (error as { name?: unknown } | null)?.name === 'WebhookLeaseLostError';
+}
+
 /** @internal A random token (WebCrypto where present; uniqueness, not secrecy, is what counts). */
 export function claimToken(): string {
   const c = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;

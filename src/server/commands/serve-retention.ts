@@ -5,7 +5,7 @@
  * keys, endpoints) are kept for the life of the server; docs/server-and-msw.md, "What it keeps".
  * @module
  */
-import type { SandboxOptions } from '../sandbox/index.js';
+import type { SandboxOptions } from '../../sandbox/index.js';
 
 /** What the flags set, as `createSandbox` options. */
 export type RetentionFlags = Pick<SandboxOptions, 'eventLogSize' | 'deliveryLogSize' | 'requestLogSize' | 'idempotencyTtlSeconds'>;
@@ -39,6 +39,6 @@ export function parseRetentionFlags(raw: RawRetentionFlags): RetentionFlags {
 export const RETENTION_FLAGS = [
   ['--event-log-size <N>', 'events kept per tenant for the inspector and snapshots (default 10000)'],
   ['--delivery-log-size <N>', 'finished webhook deliveries kept per tenant, with their attempts; pending ones are always kept (default 10000)'],
-  ['--request-log-size <N>', 'answered requests kept for the inspector and `logs tail --backlog` (default 1000)'],
+  ['--request-log-size <N>', 'answered requests kept in the request log, for the inspector and the log feed backlog (default 1000)'],
   ['--idempotency-ttl <SECONDS>', 'how long an Idempotency-Key is remembered (default 86400, the reference\'s 24 hours)'],
 ] as const;

@@ -1,16 +1,20 @@
 /**
- * bin `pix-usdt-sandbox`: `serve` starts the sandbox as an HTTP(S) server; `listen`, `trigger`,
+ * bin `pix-usdt-sandbox`, the CLI's room: this entry, the program that parses the command line
+ * (program.ts), the help's wrapping (help.ts) and the process the runners act through
+ * (process-io.ts). `serve` starts the sandbox as an HTTP(S) server; `listen`, `trigger`,
  * `logs tail` and `resend` drive a running one; `conformance` checks any deployment of the API
- * against the reference (src/server/conformance.ts). `serve` prints exactly one JSON line on stdout
- * once listening and logs to stderr. Exit codes: 0 ok, 1 failure (or a server that cannot
- * start), 2 usage error, 3 server unreachable, 4 API key refused.
+ * against the reference. Each command is a definition in ../commands/ and a runner in ../run/.
+ * `serve` prints exactly one JSON line on stdout once listening and logs to stderr. Exit codes:
+ * 0 ok, 1 failure (or a server that cannot start), 2 usage error, 3 server unreachable, 4 API key
+ * refused, 5 an optional package missing.
  * @module
  */
-import { version } from '../../package.json';
-import { UsageError, parseCommand } from './args.js';
+import { version } from '../../../package.json';
+import { UsageError, parseCommand } from './program.js';
 import { terminalWidth } from './help.js';
-import { EXIT, processIo } from './run/io.js';
-import { run } from './run/index.js';
+import { EXIT } from '../run/io.js';
+import { run } from '../run/index.js';
+import { processIo } from './process-io.js';
 
 // A reader that went away (a closed pipe) must not turn into an uncaught EPIPE.
 process.stdout.on('error', () => undefined);
@@ -39,11 +43,10 @@ async function main(argv: readonly string[]): Promise<number | null> {
 main(process.argv.slice(2)).then(
   (code) => {
     // A command that is done exits now: keep-alive sockets of its client must not hold it open.
-    // The empty write's callback comes after every earlier write is flushed.
-    if (code !== null) process.stdout.write('', () => process.exit(code));
+    if (code !== null) processIo.exit(code);
   },
   (error: unknown) => {
     processIo.stderr(`pix-usdt-sandbox: ${error instanceof Error ? error.message : String(error)}`);
-    process.stdout.write('', () => process.exit(EXIT.failure));
+    processIo.exit(EXIT.failure);
   },
 );

@@ -15,13 +15,6 @@ export const DEFAULT_HOST = '127.0.0.1';
 /** Where the client commands look for a server without `--url` or `PIX_USDT_SANDBOX_URL`. */
 export const DEFAULT_URL = `http://${DEFAULT_HOST}:${DEFAULT_PORT}`;
 
-/** `localhost`, 127.0.0.0/8 and ::1 (with or without brackets). */
-export function isLoopback(host: string): boolean {
-  const h = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
-  if (h === 'localhost' || h === '::1') return true;
-  return isIP(h) === 4 && h.startsWith('127.');
-}
-
 export function parsePort(raw: string | undefined): number {
   if (raw === undefined) return DEFAULT_PORT;
   if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65_535) throw new UsageError(`--port must be an integer from 0 to 65535, got ${JSON.stringify(raw)}.`);
@@ -63,6 +56,19 @@ export function parseAmount(raw: string | undefined): string | undefined {
     throw new UsageError(`--amount must be a positive decimal such as 10.00, got ${JSON.stringify(raw)}.`);
   }
   return raw;
+}
+
+/**
+ * Runs a parser of flag values that throws a plain error naming the flag (the serve flags'
+ * parsers: serve-settings.ts, serve-retention.ts; the CORS and webhook-destination rules), and
+ * turns its error into a usage error, `prefix` before the message.
+ */
+export function usage<T>(parse: () => T, prefix = ''): T {
+  try {
+    return parse();
+  } catch (error) {
+    throw new UsageError(`${prefix}${(error as Error).message}`);
+  }
 }
 
 /** `raw` if it is one of `allowed`, else a usage error listing them. */

@@ -5,7 +5,7 @@
  * `--cors-origin`. Answers to allowed origins expose the headers the client reads.
  * @module
  */
-import { isLoopbackHost } from '../client/options.js';
+import { isLoopbackHost } from '../../client/options.js';
 
 /** The request headers the API reads. */
 export const CORS_ALLOWED_HEADERS = ['Authorization', 'Idempotency-Key', 'Content-Type'] as const;

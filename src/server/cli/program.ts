@@ -1,18 +1,19 @@
 /**
- * Command-line arguments of `pix-usdt-sandbox`, parsed with commander (docs/decisions.md,
- * "Sandbox server and msw"). Each command's options are validated by its definition in
- * `commands/`, so a runner only sees normalized options.
+ * The command line of `pix-usdt-sandbox`: one commander program of every command's definition
+ * (commands/), parsed into a plan (docs/decisions.md, "Sandbox server and msw"). Each command's
+ * options are validated by its definition, so a runner only sees normalized options. The help is
+ * wrapped here, once, to the terminal (help.ts): definitions keep their paragraphs wrapped for
+ * reading, and the program joins them.
  * @module
  */
 import { Command as Program, CommanderError } from 'commander';
-import { version } from '../../package.json';
-import { COMMANDS, type Plan } from './commands/index.js';
+import { version } from '../../../package.json';
+import { COMMANDS, type Plan } from '../commands/index.js';
 import { prose, wrap } from './help.js';
-import { UsageError } from './usage.js';
+import { UsageError } from '../commands/usage.js';
 
-export { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_URL, UsageError, isLoopback } from './usage.js';
-export type { ServeOptions } from './commands/index.js';
-export type { Plan } from './commands/index.js';
+export { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_URL, UsageError } from '../commands/usage.js';
+export type { Plan, ServeOptions } from '../commands/index.js';
 
 /** What the command line asks for. */
 export type Command = { kind: 'help'; text: string } | { kind: 'version' } | Plan;
@@ -53,9 +54,11 @@ function buildProgram(captured: Captured, onPlan: (plan: Plan) => void, helpWidt
       outputError: () => undefined, // the message is in the CommanderError, turned into a UsageError
     });
   for (const spec of COMMANDS) {
-    spec.define(program).action((...params: unknown[]) => {
-      const command = params[params.length - 1] as Program;
-      onPlan({ kind: spec.kind, options: spec.parse(command.opts(), command.args) } as Plan);
+    const command = spec.define(program);
+    command.description(prose(command.description()));
+    command.action((...params: unknown[]) => {
+      const invoked = params[params.length - 1] as Program;
+      onPlan({ kind: spec.kind, options: spec.parse(invoked.opts(), invoked.args) } as Plan);
     });
   }
   const usage = COMMANDS.map((c) => `  ${NAME} ${c.synopsis}`).join('\n');
@@ -87,8 +90,6 @@ export function parseCommand(argv: readonly string[], options: ParseOptions = {}
   if (!first.startsWith('-') && !program.commands.some((c) => c.name() === first)) {
     throw new UsageError(`Unknown command ${JSON.stringify(first)}; the commands are ${program.commands.map((c) => c.name()).join(', ')}. Run ${NAME} --help.`);
   }
-  // It parses its own arguments (src/server/conformance.ts), `--help` included.
-  if (first === 'conformance') return { kind: 'conformance', options: { argv: argv.slice(1) } };
   try {
     program.parse([...argv], { from: 'user' });
   } catch (error) {

@@ -1,4 +1,4 @@
-import type { ConversionStatus, TransactionStatus } from '../models/conversions.js';
+import type { ConversionStatus, TransactionStatus } from '../../models/conversions.js';
 
 /**
  * Which states can follow which, as the reference's state machines say: for each state, the

@@ -17,7 +17,7 @@
  */
 import { type LookupAddress, lookup as dnsLookup } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
-import { isLoopbackHost } from '../client/options.js';
+import { isLoopbackHost } from '../../client/options.js';
 
 /** The sandbox's environment, as `--environment` gives it. */
 export type DeliveryEnvironment = 'sandbox' | 'production';

@@ -1,4 +1,7 @@
 /**
+ * The egress room: the server's webhook deliveries leave through here (this transport) and go
+ * only where the policy allows (destinations.ts).
+ *
  * Webhook deliveries over the network: one real HTTPS POST per attempt (`node:https`), with a
  * time limit, to the destinations {@link DeliveryPolicy} allows. The sandbox signs the body and
  * records the outcome; this only carries it. Connections come from agents of its own, capped
@@ -11,23 +14,14 @@ import type { lookup as dnsLookup } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
+import type { WebhookRequest, WebhookResponse, WebhookTransportContext } from '../../sandbox/index.js';
 import { type DeliveryEnvironment, DeliveryPolicy, DeliveryRefusedError, type Destination } from './destinations.js';
 
-/** One delivery attempt: the signed request the sandbox wants sent. */
-export interface WebhookRequest {
-  url: string;
-  headers: Record<string, string>;
-  body: string;
-}
-
-/** What the receiver answered. */
-export interface WebhookReply {
-  status: number;
-  body?: string;
-}
-
-/** The sandbox's webhook transport signature: a rejected promise is a transport error. */
-export type HttpWebhookTransport = ((request: WebhookRequest, context?: { signal?: AbortSignal }) => Promise<WebhookReply>) & {
+/**
+ * The sandbox's `WebhookTransport` (its types, from `pix-usdt/sandbox`), with the context optional
+ * (a call outside a sandbox has no signal) and a `close` for the server's stop.
+ */
+export type HttpWebhookTransport = ((request: WebhookRequest, context?: Partial<WebhookTransportContext>) => Promise<WebhookResponse>) & {
   /** Closes every connection it holds (the server's stop). */
   close(): void;
 };
@@ -73,10 +67,10 @@ export function createHttpsTransport(options: HttpsTransportOptions = {}): HttpW
     insecure: options.insecure === true,
     allow: options.allow ?? [],
   });
-  const send = (request: WebhookRequest, context: { signal?: AbortSignal } = {}): Promise<WebhookReply> => {
+  const send = (request: WebhookRequest, context: Partial<WebhookTransportContext> = {}): Promise<WebhookResponse> => {
     // The sandbox's close aborts an attempt in flight; the listener leaves with the attempt.
     let forget = (): void => undefined;
-    return new Promise<WebhookReply>((resolve, reject) => {
+    return new Promise<WebhookResponse>((resolve, reject) => {
       let url: URL;
       let destination: Destination;
       try {

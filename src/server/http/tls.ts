@@ -37,9 +37,9 @@ export async function generateSelfSigned(host: string): Promise<TlsMaterial> {
     { type: 7, ip: '127.0.0.1' },
     { type: 7, ip: '::1' },
   ];
-  if (!UNSPECIFIED.has(host) && host !== 'localhost' && host !== '127.0.0.1' && host !== '::1') {
-    altNames.push(isIP(host) === 0 ? { type: 2, value: host } : { type: 7, ip: host });
-  }
+  // The bound host too, unless it is an unspecified address or one of the names already there.
+  const named = altNames.some((n) => ('value' in n ? n.value : n.ip) === host);
+  if (!UNSPECIFIED.has(host) && !named) altNames.push(isIP(host) === 0 ? { type: 2, value: host } : { type: 7, ip: host });
   const notBeforeDate = new Date(Date.now() - 60_000);
   const pems = await generate([{ name: 'commonName', value: 'pix-usdt-sandbox' }], {
     keyType: 'ec',

@@ -6,8 +6,8 @@
  * use (src/sandbox/core/settings.ts), each mistake named by its flag.
  * @module
  */
-import { parseSettings } from '../sandbox/sandbox.js';
-import type { SandboxOptions } from '../sandbox/index.js';
+import { parseSettings } from '../../sandbox/sandbox.js';
+import type { SandboxOptions } from '../../sandbox/index.js';
 
 /** What the flags set, as `createSandbox` options. */
 export type SandboxSettingFlags = Pick<SandboxOptions, 'pricing' | 'limits' | 'quoteTtlSeconds' | 'depositWindowSeconds' | 'settlementDelaySeconds' | 'quoteRateLimit'>;

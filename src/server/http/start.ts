@@ -1,49 +1,27 @@
 /**
- * Starts the sandbox behind a Node HTTP(S) server and stops it gracefully.
+ * The HTTP serving room (start, the Node listener, CORS, TLS, the inspector's mount, the paths
+ * served by web handlers) opens here: {@link startServer} starts the sandbox behind a Node
+ * HTTP(S) server and stops it gracefully. What it serves: the
+ * API through the listener (listener.ts), the inspector's console at `/_inspector/`
+ * (inspector.ts) and the request log's feed at `/_sandbox/logs` (the sandbox's `RequestLog`,
+ * through web.ts). It takes its own options, {@link ServerOptions}, which hold the sandbox's
+ * (`createSandbox`'s): the `serve` command builds them once from its flags.
  * @module
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { DEFAULT_DELIVERY_CONCURRENCY, type Sandbox, type SandboxOptions } from '../sandbox/index.js';
-import { SandboxImpl } from '../sandbox/sandbox.js';
-import { INSPECTOR_PATH, isInspectorPath, serveInspector } from './inspector.js';
-import { type RequestLogEntry, createClientErrorHandler, createConnectHandler, createListener, writeEnvelope } from './adapter.js';
-import type { ServeOptions } from './commands/serve.js';
+import { DEFAULT_DELIVERY_CONCURRENCY, type Sandbox, type SandboxOptions } from '../../sandbox/index.js';
+import { LOG_FEED_PATH, type RequestLog, type RequestLogEntry } from '../../sandbox/http/request-log.js';
+import { SandboxImpl } from '../../sandbox/sandbox.js';
+import { type DataStore, openDataStore } from '../data/store.js';
+import { createHttpsTransport } from '../egress/transport.js';
 import { CorsPolicy } from './cors.js';
-import { type DataStore, openDataStore } from './data/store.js';
-import { LOG_STREAM_PATH, type LogReader, RequestLog } from './request-log.js';
+import { INSPECTOR_PATH, isInspectorPath, serveInspector } from './inspector.js';
+import { createClientErrorHandler, createConnectHandler, createListener, ownAnswer, writeAnswer } from './listener.js';
 import { type TlsMaterial, generateSelfSigned, readTlsFiles } from './tls.js';
-import { createHttpsTransport } from './transport.js';
-
-/** A running server. */
-export interface RunningServer {
-  /** `http://127.0.0.1:4010`, with the real port. */
-  url: string;
-  /** The inspector's console: `http://127.0.0.1:4010/_inspector/` (loopback clients only). */
-  inspectorUrl: string;
-  sandbox: Sandbox;
-  /** The last requests answered, and the live feed of `logs tail`. */
-  requests: RequestLog;
-  /** The operator's key of this start: the whole request log feed (`/_sandbox/logs`) with it; a tenant's key reads its own requests only. */
-  controlKey: string;
-  /** Stops accepting connections and resolves once the requests in flight are answered. */
-  close(): Promise<void>;
-  /** Drops every open connection at once (a second signal). */
-  forceClose(): void;
-}
-
-/** The line printed on stdout once listening. */
-export interface ReadyLine {
-  url: string;
-  api_key: string;
-  tenant_id: string;
-  /** The inspector's console (an added key: the others stay). */
-  inspector_url: string;
-  /** The operator's key: `logs tail` with it streams every tenant's requests (an added key). */
-  control_key: string;
-}
+import { serveWeb } from './web.js';
 
 /** How long the server waits for a slow client, in ms. */
 export interface ServerTimeouts {
@@ -58,10 +36,41 @@ export interface ServerTimeouts {
 /** The documented limits (docs/server-and-msw.md). */
 export const DEFAULT_TIMEOUTS: ServerTimeouts = { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000 };
 
-/** Options of {@link startServer}: the command line's, plus what only code sets. */
-export interface ServerOptions extends ServeOptions {
+/** Options of {@link startServer}. */
+export interface ServerOptions {
+  /** The port to listen on; 0 takes a free one. */
+  port: number;
+  /** The address to bind. Plain HTTP belongs on loopback: `serve` refuses another host without TLS. */
+  host: string;
+  /** HTTPS with these PEM files, or a certificate generated for the session (`'self-signed'`); absent: plain HTTP. */
+  tls?: { certFile: string; keyFile: string } | 'self-signed';
+  /** The sandbox's options, as `createSandbox` takes them (the server adds its webhook transport). */
+  sandbox?: Omit<SandboxOptions, 'webhookTransport'>;
+  /** Where webhook deliveries may go (egress/destinations.ts): receivers whose certificate cannot be verified, internal ranges or hosts allowed. */
+  webhooks?: { insecure?: boolean; allow?: readonly string[] };
+  /** Browser origins allowed besides loopback ones (`*` for any). */
+  corsOrigins?: readonly string[];
+  /** Keep the whole state in this folder across restarts (src/server/data/); absent: memory only. */
+  data?: string | undefined;
   /** Overrides of {@link DEFAULT_TIMEOUTS} (tests use small values). */
   timeouts?: Partial<ServerTimeouts>;
+}
+
+/** A running server. */
+export interface RunningServer {
+  /** `http://127.0.0.1:4010`, with the real port. */
+  url: string;
+  /** The inspector's console: `http://127.0.0.1:4010/_inspector/` (loopback clients only). */
+  inspectorUrl: string;
+  sandbox: Sandbox;
+  /** The sandbox's request log: every answered request, the server's own refusals included; `/_sandbox/logs` streams it. */
+  requests: RequestLog;
+  /** The operator's key of this start: the whole request log feed (`/_sandbox/logs`) with it; a tenant's key reads its own requests only. */
+  controlKey: string;
+  /** Stops accepting connections and resolves once the requests in flight are answered. */
+  close(): Promise<void>;
+  /** Drops every open connection at once (a second signal). */
+  forceClose(): void;
 }
 
 const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -81,15 +90,14 @@ function urlHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
-/** One log line: `POST /v1/users 201 3.1ms req_...`. */
+/** One stderr line of the request log: `POST /v1/users 201 3.1ms req_...`. */
 export function formatLog(entry: RequestLogEntry): string {
-  return `${entry.method} ${entry.path} ${entry.status} ${entry.ms.toFixed(1)}ms ${entry.requestId}`;
+  return `${entry.method} ${entry.path} ${entry.status} ${entry.latency_ms.toFixed(1)}ms ${entry.request_id}`;
 }
 
-async function tlsMaterial(options: ServeOptions): Promise<TlsMaterial | null> {
-  if (!options.https) return null;
-  if (options.cert !== undefined && options.key !== undefined) return readTlsFiles(options.cert, options.key);
-  return generateSelfSigned(options.host);
+function tlsMaterial(tls: ServerOptions['tls'], host: string): Promise<TlsMaterial | null> {
+  if (tls === undefined) return Promise.resolve(null);
+  return tls === 'self-signed' ? generateSelfSigned(host) : readTlsFiles(tls.certFile, tls.keyFile);
 }
 
 /** The start-up line of a data folder: new, restored, or imported from the old layout (the one line an import logs). */
@@ -100,82 +108,52 @@ function dataLine(store: DataStore): string {
   return `data in ${store.file} (migrated: imported snapshot.json and ${entries} journal entries${torn}; the old files are kept as ${renamed.map((f) => f.slice(store.dir.length + 1)).join(' and ')}, to delete once no older pix-usdt needs them)`;
 }
 
-/** Creates the sandbox, listens, and resolves once the server accepts connections. */
+/** Creates the sandbox, listens, and resolves once the server accepts connections. `log` takes each stderr line. */
 export async function startServer(options: ServerOptions, log: (line: string) => void): Promise<RunningServer> {
+  const { host } = options;
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const cors = new CorsPolicy(options.corsOrigins ?? []);
   // Open sockets stay under the caps of attempts in flight (the sandbox's defaults).
   const transport = createHttpsTransport({
-    environment: options.environment,
-    insecure: options.insecureWebhooks,
-    allow: options.webhookAllow ?? [],
+    environment: options.sandbox?.environment ?? 'sandbox',
+    insecure: options.webhooks?.insecure === true,
+    allow: options.webhooks?.allow ?? [],
     maxTotalSockets: DEFAULT_DELIVERY_CONCURRENCY.total,
   });
-  const sandboxOptions: SandboxOptions = { environment: options.environment, webhookTransport: transport };
-  if (options.seed !== undefined) sandboxOptions.seed = options.seed;
-  const { limits: limitFlags, ...settings } = options.settings ?? {};
-  Object.assign(sandboxOptions, settings);
-  if (limitFlags !== undefined) sandboxOptions.limits = limitFlags;
-  if (options.sharedPlatformLimits === true) sandboxOptions.limits = { ...sandboxOptions.limits, platformScope: 'shared' };
-  Object.assign(sandboxOptions, options.retention);
-  const tls = await tlsMaterial(options);
-  // Without --data nothing touches the disk.
+  const sandboxOptions: SandboxOptions = { ...options.sandbox, webhookTransport: transport };
+  const tls = await tlsMaterial(options.tls, host);
+  // Without --data nothing touches the disk. The sandbox options are the defaults of this start:
+  // a restored tenant keeps what it set itself (its own price, limits, timings), the rest follows them.
   const store: DataStore | null = options.data === undefined ? null : openDataStore(options.data, sandboxOptions, { log });
   const sandbox: SandboxImpl = store?.sandbox ?? new SandboxImpl(sandboxOptions);
-  // The console at /_inspector/ is there from the start: its request log and live paths too.
-  void sandbox.inspector;
   if (store !== null) log(`pix-usdt-sandbox: ${dataLine(store)}`);
-  // The setting flags are the defaults of this start: a restored tenant keeps what it set itself
-  // (its own price, limits, timings survive a restart, kill -9 included), the rest follows them.
+  // The console at /_inspector/ is there from the start, watching moves for its conversion pages.
+  void sandbox.inspector;
+  // The one request log: a line on stderr per answered request (reading it opens it).
+  const requests = sandbox.requests;
+  requests.subscribe((entry) => log(formatLog(entry)));
   // The origin is only known once listening (port 0); the listener reads it then.
   let origin = '';
   let closing: Promise<void> | null = null;
-  // The server's log and the sandbox's (the inspector's) keep as many requests.
-  const requests = new RequestLog(options.retention?.requestLogSize);
-  // Every answered request: a line on stderr and an entry of the live log (`logs tail`).
-  const record = (entry: RequestLogEntry): void => {
-    log(formatLog(entry));
-    requests.add({
-      at: new Date().toISOString(),
-      request_id: entry.requestId,
-      method: entry.method,
-      path: entry.path,
-      status: entry.status,
-      latency_ms: Math.round(entry.ms * 10) / 10,
-      replayed: entry.replayed,
-      fault: entry.fault,
-      tenant_id: entry.tenantId,
-    });
-  };
-  const tenantOf = (authorization: string | undefined): string | null => sandbox.keyOwner(authorization)?.tenantId ?? null;
   const api = createListener(sandbox, {
     get origin() {
       return origin;
     },
-    log: record,
     closing: () => closing !== null,
     cors,
-    tenantOf,
   });
-  // The log feed: the control key reads every request (the operator's); a tenant's live API key
-  // reads its own tenant's, so that no tenant sees another's ids (docs/decisions.md).
-  const controlKey = `sk_control_${base62(32)}`;
-  const control = Buffer.from(`Bearer ${controlKey}`);
-  const authorize = (authorization: string | undefined): LogReader | null => {
-    if (authorization === undefined) return null;
-    const given = Buffer.from(authorization);
-    if (given.length === control.length && timingSafeEqual(given, control)) return { all: true };
-    const owner = sandbox.keyOwner(authorization);
-    return owner === null ? null : { all: false, tenantId: owner.tenantId, live: owner.live };
-  };
-  // What fails on the paths outside the engine is still answered in the envelope, not dropped.
+  // The feed's readers (docs/decisions.md): the control key reads every request (the
+  // operator's); a tenant's live API key its own tenant's, so that no tenant sees another's ids.
+  const access = { controlKey: `sk_control_${base62(32)}`, keyOwner: (authorization: string | null) => sandbox.keyOwner(authorization) };
+  // What fails on the paths outside the API is still answered in the envelope, not dropped.
   const failed = (res: http.ServerResponse): void => {
     if (res.headersSent) res.destroy();
-    else writeEnvelope(res, { status: 500, code: 'internal_error', message: 'An unexpected error occurred.' });
+    else writeAnswer(res, ownAnswer({ status: 500, code: 'internal_error', message: 'An unexpected error occurred.' }));
   };
   const listener: http.RequestListener = (req, res) => {
-    if ((req.url ?? '').split('?')[0] === LOG_STREAM_PATH) void requests.stream(req, res, authorize).catch(() => failed(res));
-    else if (isInspectorPath(req.url)) void serveInspector(sandbox, origin, req, res).catch(() => failed(res));
+    const path = (req.url ?? '').split('?')[0] ?? '';
+    if (path === LOG_FEED_PATH) void serveWeb(req, res, origin, (request) => requests.serveFeed(request, access)).catch(() => failed(res));
+    else if (isInspectorPath(path)) void serveInspector(sandbox, origin, req, res).catch(() => failed(res));
     else api(req, res);
   };
   // Bounded waits for slow or stuck clients. Node checks them every `connectionsCheckingInterval`
@@ -189,15 +167,15 @@ export async function startServer(options: ServerOptions, log: (line: string) =>
   };
   const server: http.Server = tls === null ? http.createServer(limits, listener) : https.createServer({ ...limits, cert: tls.cert, key: tls.key }, listener);
   server.keepAliveTimeout = timeouts.keepAliveMs;
-  // What Node's parser and timers refuse gets the envelope too.
-  server.on('clientError', createClientErrorHandler({ log: record, timeouts, cors }));
+  // What Node's parser and timers refuse gets the envelope too, and its line in the log.
+  server.on('clientError', createClientErrorHandler({ log: requests, timeouts, cors }));
   server.on('connect', createConnectHandler(listener));
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error) => {
       store?.close();
       reject(error);
     });
-    server.listen(options.port, options.host, () => {
+    server.listen(options.port, host, () => {
       server.off('error', reject);
       resolve();
     });
@@ -205,15 +183,15 @@ export async function startServer(options: ServerOptions, log: (line: string) =>
   const { port } = server.address() as AddressInfo;
   // Due timers of every tenant (deposit windows, expiries, webhook retries) fire on time with no
   // request: the platform arms one real timer for the earliest (core/alarm.ts).
-  origin = `${tls === null ? 'http' : 'https'}://${urlHost(options.host)}:${port}`;
+  origin = `${tls === null ? 'http' : 'https'}://${urlHost(host)}:${port}`;
   return {
     url: origin,
     inspectorUrl: `${origin}${INSPECTOR_PATH}`,
     sandbox,
     requests,
-    controlKey,
+    controlKey: access.controlKey,
     close() {
-      requests.closeStreams();
+      requests.closeFeeds();
       closing ??= new Promise<void>((resolve) => {
         server.close(() => {
           // Every answer has left. No timer fires and no delivery leaves after this; attempts in

@@ -1,0 +1,67 @@
+/**
+ * The process as the runners see it ({@link Io}, run/io.ts): its streams, its signals, the
+ * watch on the process that started it, its exit. The only place the runners' process handling
+ * lives, so that a runner is a function of its options and an `Io`.
+ * @module
+ */
+import { fstatSync } from 'node:fs';
+import { processAlive } from '../process.js';
+import type { Io } from '../run/io.js';
+
+/** How often the parent's liveness is checked. */
+const PARENT_CHECK_MS = 500;
+
+/**
+ * Calls `stop` once the process that started this one is gone. `npx` (and shells, and Python's
+ * `Popen.terminate()`) do not always pass their signal on, and a server left running holds its
+ * port and answers the next test run with stale state. Two signs, whichever comes first: the
+ * parent pid changes or stops existing (polled on an unref'd timer: on Linux and macOS an orphan
+ * is re-parented, on Windows the pid disappears), or stdin is a pipe and it closes (its writer,
+ * usually the parent, is gone). stdin that is a terminal or a file (or /dev/null, as for
+ * `cmd &` in a script) is not watched.
+ */
+function stopWithParent(stop: (why: string) => void): void {
+  const parent = process.ppid;
+  // pid 1 (or none) as parent: started by init or a container runtime; there is nothing to outlive.
+  if (parent > 1) {
+    const timer = setInterval(() => {
+      if (process.ppid !== parent || !processAlive(parent)) stop('its parent process exited');
+    }, PARENT_CHECK_MS);
+    timer.unref();
+  }
+  let stdin;
+  try {
+    stdin = fstatSync(0);
+  } catch {
+    return; // no stdin at all
+  }
+  if (stdin.isFIFO() || stdin.isSocket()) {
+    process.stdin.on('end', () => stop('its stdin closed'));
+    process.stdin.on('error', () => stop('its stdin closed'));
+    process.stdin.resume(); // read and discard: only the end matters
+  }
+}
+
+/** The real process. */
+export const processIo: Io = {
+  stdout: (line) => void process.stdout.write(`${line}\n`),
+  stderr: (line) => void process.stderr.write(`${line}\n`),
+  untilSignal() {
+    return new Promise((resolve) => {
+      const on = (signal: NodeJS.Signals): void => {
+        process.off('SIGINT', on);
+        process.off('SIGTERM', on);
+        resolve(signal);
+      };
+      process.on('SIGINT', on);
+      process.on('SIGTERM', on);
+    });
+  },
+  onStop(stop) {
+    process.on('SIGINT', () => stop('SIGINT'));
+    process.on('SIGTERM', () => stop('SIGTERM'));
+    stopWithParent(stop);
+  },
+  // After every earlier write is flushed (the empty write's callback comes after them).
+  exit: (code) => void process.stdout.write('', () => process.exit(code)),
+};

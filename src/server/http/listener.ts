@@ -1,0 +1,370 @@
+/**
+ * The Node listener: `IncomingMessage` -> the sandbox's `dispatch` -> `ServerResponse`, with no
+ * web `Request`, `Response` or stream on the way (the server's throughput is a tracked figure:
+ * bench/server.ts, docs/performance.md). One answer path, as in hono's node-server: every request
+ * ends in one {@link Answer}, the sandbox's or the listener's own (a CORS preflight, a request it
+ * refuses, an error), written by one function ({@link writeAnswer}) and recorded once in the
+ * sandbox's request log: the sandbox records what it answers, {@link recordOwn} what the server
+ * answers itself, before any tenant is known. The listener never throws: a malformed or oversized
+ * request gets the API's error envelope, and so does what Node's HTTP parser refuses before any
+ * request exists ({@link createClientErrorHandler}).
+ * @module
+ */
+import { type IncomingMessage, STATUS_CODES, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { type Answer, type ErrorEnvelope, type Incoming, envelopeAnswer, incomingOfParts } from '../../sandbox/http/call.js';
+import { newRequestId } from '../../sandbox/http/request-id.js';
+import { type Arrival, type RequestLog, logPath } from '../../sandbox/http/request-log.js';
+import { TENANTS_MAX_BODY } from '../../sandbox/http/routes/test-helpers.js';
+import { MAX_BODY } from '../../sandbox/http/stages.js';
+import { NETWORK_FAULT_HEADER } from '../../sandbox/plugins/faults/marker.js';
+import { CorsPolicy, isPreflight } from './cors.js';
+
+/** What the listener serves: a sandbox's `dispatch` and its request log. */
+export interface Dispatcher {
+  dispatch(incoming: Incoming, arrival: Arrival): Promise<Answer>;
+  readonly requests: RequestLog;
+}
+
+/** Options of {@link createListener}. */
+export interface ListenerOptions {
+  /** `http://127.0.0.1:4010`: the origin of the URLs handed to the sandbox. */
+  origin: string;
+  /** True once the server is shutting down: answers then close their connection. */
+  closing?: () => boolean;
+  /** Which browser origins may call the server (default: loopback origins only). */
+  cors?: CorsPolicy;
+}
+
+/**
+ * After refusing a body as too large, the rest of the upload is read and dropped for at most this
+ * long and this much before the connection closes: closing on unread data makes the kernel send
+ * a reset, which destroys the answer before a client that is still sending reads it (nginx's
+ * "lingering close" does the same).
+ */
+const LINGER_MS = 5_000;
+const LINGER_BYTES = 64 * 1024 * 1024;
+const TENANTS_PATH = '/v1/test_helpers/tenants';
+/** The body of a fork: the largest tenant document, in bytes (twice its characters: names and messages are mostly ASCII). */
+const SNAPSHOT_BODY_BYTES = TENANTS_MAX_BODY * 2;
+const NO_BODY = new Set(['GET', 'HEAD']);
+// Methods a web `Request` refuses. The sandbox sees a stand-in no route declares, so they get the
+// answer of any undeclared method (401 without a valid key, else 404 not_found), not a 400.
+const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
+const STAND_IN_METHOD = 'UNDECLARED-METHOD';
+// RFC 9110 header names and values (what `Headers` accepts); Node's parser has already refused most else.
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+/** An answer of the server's own: the envelope with a fresh request id (also in `x-request-id`). */
+export function ownAnswer(error: ErrorEnvelope): Answer {
+  const requestId = newRequestId();
+  return envelopeAnswer({ ...error, headers: { ...error.headers, 'x-request-id': requestId } }, requestId);
+}
+
+/** A client mistake the listener answers itself. */
+class Refusal extends Error {
+  /** The connection cannot be reused (the body was not read to its end). */
+  close = false;
+  /** The body was not read to its end: drain it (bounded) after answering. */
+  linger = false;
+  constructor(readonly envelope: ErrorEnvelope) {
+    super(envelope.message);
+  }
+}
+
+function refusal(message: string): Refusal {
+  return new Refusal({ status: 400, code: 'validation_error', message });
+}
+
+function tooLarge(limit: number): Refusal {
+  const error = new Refusal({ status: 400, code: 'validation_error', message: 'The request body is too large.', details: { issues: [{ path: '', message: `At most ${limit} bytes` }] } });
+  // The rest of the body is not read: the connection cannot be reused, and it is drained
+  // (bounded) after the answer so that the client reads the answer rather than a reset.
+  error.close = true;
+  error.linger = true;
+  return error;
+}
+
+/** The largest body a request target may send: a fork's tenant document is larger than any other body. */
+export function bodyLimitOf(target: string | undefined): number {
+  const path = (target ?? '').split('?')[0];
+  return path === TENANTS_PATH ? SNAPSHOT_BODY_BYTES : MAX_BODY;
+}
+
+/** Reads the body, refusing more than `limit` bytes (checked on Content-Length first, then while streaming). */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) return Promise.reject(tooLarge(limit));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > limit) {
+        req.off('data', onData);
+        req.pause(); // the rest is drained once the answer is written (drainThenEnd)
+        reject(tooLarge(limit));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(Buffer.concat(chunks)));
+    // The client went away mid-body: nobody will read the answer, but the log would show a 400, not a 500.
+    req.once('error', () => reject(refusal('The request body was cut short.')));
+  });
+}
+
+/** The method the sandbox is asked with: HEAD is GET without the body; methods `Request` refuses get a stand-in. */
+function askedMethod(method: string): string {
+  if (method === 'HEAD') return 'GET';
+  return FORBIDDEN_METHODS.has(method) ? STAND_IN_METHOD : method;
+}
+
+/** The request as the sandbox reads it. Only the path and query of `req.url` are used; the origin is ours. */
+async function toIncoming(req: IncomingMessage, method: string, origin: string): Promise<Incoming> {
+  const target = req.url ?? '';
+  if (!target.startsWith('/') || target.startsWith('//')) throw refusal('The request target must be an absolute path.');
+  const asked = askedMethod(method);
+  const headers = new Map<string, string>();
+  const raw = req.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i] as string;
+    const value = (raw[i + 1] as string).replace(/^[\t ]+|[\t ]+$/g, '');
+    if (!TOKEN.test(name) || !FIELD_VALUE.test(value)) throw refusal('The request headers are malformed.');
+    const key = name.toLowerCase();
+    const previous = headers.get(key);
+    headers.set(key, previous === undefined ? value : `${previous}, ${value}`);
+  }
+  const body = NO_BODY.has(asked) ? null : await readBody(req, bodyLimitOf(target));
+  let url: URL;
+  try {
+    url = new URL(origin + target);
+  } catch {
+    throw refusal('The request is malformed.');
+  }
+  return incomingOfParts(asked, url, headers, body);
+}
+
+/**
+ * Ends an answer already written in full (its `content-length` sent) once the rest of the
+ * request's body has been read and dropped, or after {@link LINGER_MS} or {@link LINGER_BYTES}:
+ * the client reads the answer instead of a reset, and a client that never stops is cut off.
+ */
+function drainThenEnd(req: IncomingMessage, res: ServerResponse): void {
+  let drained = 0;
+  let done = false;
+  const finish = (): void => {
+    if (done) return;
+    done = true;
+    clearTimeout(timer);
+    req.off('data', onData);
+    res.end();
+  };
+  const onData = (chunk: Buffer): void => {
+    drained += chunk.length;
+    if (drained > LINGER_BYTES) finish();
+  };
+  const timer = setTimeout(finish, LINGER_MS);
+  timer.unref();
+  if (req.readableEnded) return finish();
+  req.on('data', onData);
+  req.once('end', finish);
+  req.once('close', finish);
+  req.resume();
+}
+
+/** How {@link writeAnswer} writes an answer besides its status, headers and body. */
+export interface WriteOptions {
+  /** HEAD: the headers of the GET answer, no body. */
+  head?: boolean;
+  /** `connection: close` (a refused body, a server shutting down). */
+  close?: boolean;
+  /** Added to the answer (CORS), under its own headers. */
+  extra?: Record<string, string> | null;
+  /** The method a stand-in replaced, named back in the sandbox's message. */
+  method?: string;
+  /** The request whose unread body is drained before the connection closes (an oversized body). */
+  drain?: IncomingMessage | null;
+}
+
+/** Writes an answer to a Node response: the one writer of every answer the server gives over a `ServerResponse`. */
+export function writeAnswer(res: ServerResponse, answer: Answer, options: WriteOptions = {}): void {
+  let body = answer.body;
+  if (body !== null && options.method !== undefined && FORBIDDEN_METHODS.has(options.method)) body = body.replace(`No route for ${STAND_IN_METHOD} `, `No route for ${options.method} `);
+  // The answer's own headers win: a preflight's `vary` names more than `Origin`.
+  const headers: Record<string, string> = options.extra ? { ...options.extra, ...answer.headers } : { ...answer.headers };
+  if (body !== null) headers['content-length'] = String(Buffer.byteLength(body));
+  if (options.close === true) headers['connection'] = 'close';
+  res.writeHead(answer.status, headers);
+  const sent = options.head === true ? undefined : (body ?? undefined);
+  if (!options.drain) {
+    res.end(sent);
+    return;
+  }
+  // The whole answer goes out now; the connection ends once the upload is drained.
+  if (sent !== undefined) res.write(sent);
+  drainThenEnd(options.drain, res);
+}
+
+/**
+ * The one way the server's own answers reach the request log: those it gives before (or instead
+ * of) the sandbox, when no tenant is known (preflights, refused requests, what Node's parser
+ * refuses, errors). A closed log builds nothing.
+ */
+export function recordOwn(log: RequestLog, request: { method: string; path: string; status: number; requestId: string; arrived: number }): void {
+  if (!log.recording) return;
+  log.add({ request_id: request.requestId, tenant_id: null, method: request.method, path: request.path, status: request.status, arrived: request.arrived, replayed: false, fault: null, object_ids: [] });
+}
+
+/** A request's answer and how it leaves. */
+interface Reply {
+  answer: Answer;
+  /** The server's own answer (recorded by the listener), not the sandbox's (recorded by the sandbox). */
+  own: boolean;
+  close: boolean;
+  linger: boolean;
+}
+
+// When each request arrived, for the log line of a request that Node itself ends (a timeout).
+const arrivedAt = new WeakMap<IncomingMessage, number>();
+
+/** The `http.Server` request listener over a sandbox. */
+export function createListener(sandbox: Dispatcher, options: ListenerOptions): (req: IncomingMessage, res: ServerResponse) => void {
+  const cors = options.cors ?? new CorsPolicy();
+
+  const answerOf = async (req: IncomingMessage, method: string, arrived: number): Promise<Reply> => {
+    const origin = req.headers.origin;
+    if (origin !== undefined && isPreflight(method, req.headers)) {
+      if (cors.allows(origin)) {
+        const headers = { ...cors.preflightHeaders(origin, req.headers['access-control-request-private-network'] === 'true'), 'x-request-id': newRequestId() };
+        return { answer: { status: 204, body: null, headers }, own: true, close: false, linger: false };
+      }
+      const message = `The origin ${origin} may not call this server: start it with --cors-origin ${origin}.`;
+      throw new Refusal({ status: 400, code: 'validation_error', message, details: { issues: [{ path: 'Origin', message: 'Not an allowed origin' }] } });
+    }
+    const incoming = await toIncoming(req, method, options.origin);
+    return { answer: await sandbox.dispatch(incoming, { at: arrived, method }), own: false, close: false, linger: false };
+  };
+
+  const respond = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const arrived = performance.now();
+    arrivedAt.set(req, arrived);
+    const method = (req.method ?? 'GET').toUpperCase();
+    let reply: Reply;
+    try {
+      reply = await answerOf(req, method, arrived);
+    } catch (error) {
+      // The one error branch: a refused request, a closed sandbox, anything unexpected.
+      const e = error instanceof Refusal ? error : new Refusal({ status: 500, code: 'internal_error', message: 'An unexpected error occurred.' });
+      reply = { answer: ownAnswer(e.envelope), own: true, close: e.close, linger: e.linger };
+    }
+    const { answer } = reply;
+    // An injected network fault: drop the connection, so the client sees a network error.
+    if (answer.headers[NETWORK_FAULT_HEADER] !== undefined) res.socket?.destroy();
+    // Node already answered and closed the connection (a request timeout): nothing to add.
+    else if (req.socket.destroyed) return;
+    else {
+      const origin = req.headers.origin;
+      writeAnswer(res, answer, {
+        head: method === 'HEAD',
+        close: reply.close || options.closing?.() === true,
+        extra: origin !== undefined && cors.allows(origin) ? cors.responseHeaders(origin) : null,
+        method,
+        drain: reply.linger ? req : null,
+      });
+    }
+    if (reply.own) recordOwn(sandbox.requests, { method, path: logPath(req.url), status: answer.status, requestId: answer.headers['x-request-id'] ?? '-', arrived });
+  };
+
+  return (req, res) => {
+    // Only a write that throws (the socket went away mid-answer) lands here: nothing left to tell anyone.
+    void respond(req, res).catch(() => res.destroy());
+  };
+}
+
+/**
+ * The `connect` listener: Node hands `CONNECT` requests to it instead of the request listener and
+ * closes the connection unanswered without one. They get the listener's answer like any other
+ * method (an authority target such as `example.com:443` is not a path: 400 in the envelope).
+ */
+export function createConnectHandler(listener: (req: IncomingMessage, res: ServerResponse) => void): (req: IncomingMessage, socket: Duplex, head: Buffer) => void {
+  return (req, socket) => {
+    const res = new ServerResponse(req);
+    res.shouldKeepAlive = false;
+    res.assignSocket(socket as Socket);
+    res.once('finish', () => {
+      res.detachSocket(socket as Socket);
+      socket.end();
+    });
+    listener(req, res);
+  };
+}
+
+/** Statuses and messages of what Node's HTTP parser and timers refuse before the listener answers. */
+function clientErrorOf(error: NodeJS.ErrnoException & { reason?: string }, timeouts: ClientErrorOptions['timeouts']): { status: number; message: string } {
+  switch (error.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return { status: 431, message: 'The request headers are too large (at most 16 KB in all).' };
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return { status: 413, message: 'The chunk extensions of the request body are too large.' };
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return {
+        status: 408,
+        message: `The request was not received in time: headers within ${timeouts.headersMs / 1000} s, the whole request within ${timeouts.requestMs / 1000} s.`,
+      };
+    case 'HPE_INVALID_METHOD':
+      return { status: 400, message: 'The request is not valid HTTP: it does not start with a method HTTP defines.' };
+    default:
+      return { status: 400, message: `The request is not valid HTTP${error.reason === undefined ? '' : ` (${error.reason.replace(/[^\x20-\x7e]/g, '?')})`}.` };
+  }
+}
+
+/** Options of {@link createClientErrorHandler}. */
+export interface ClientErrorOptions {
+  /** The request log its refusals go to ({@link recordOwn}). */
+  log: RequestLog;
+  /** The server's limits, named in the 408 message. */
+  timeouts: { headersMs: number; requestMs: number };
+  cors?: CorsPolicy;
+}
+
+/**
+ * The `clientError` listener: what Node would answer with a bare status line (431 oversized
+ * headers, 400 a bad method token or bytes that are not HTTP, 408 a timeout) gets the envelope
+ * and an `x-request-id`, then the connection closes. There is no `ServerResponse` here: the
+ * answer goes on the socket as bytes.
+ */
+export function createClientErrorHandler(options: ClientErrorOptions): (error: NodeJS.ErrnoException, socket: Duplex) => void {
+  const cors = options.cors ?? new CorsPolicy();
+  return (error, socket) => {
+    // The peer went away, or an answer is already on the wire: nothing can be written.
+    const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage ?? null;
+    if (error.code === 'ECONNRESET' || error.code === 'EPIPE' || !socket.writable || inFlight?.headersSent === true) {
+      socket.destroy();
+      return;
+    }
+    const { status, message } = clientErrorOf(error, options.timeouts);
+    const req = inFlight?.req;
+    const origin = req?.headers.origin;
+    const answer = ownAnswer({ status, code: 'validation_error', message, headers: origin !== undefined && cors.allows(origin) ? cors.responseHeaders(origin) : {} });
+    const body = answer.body as string;
+    const lines = [
+      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`,
+      ...Object.entries(answer.headers).map(([name, value]) => `${name}: ${value}`),
+      `content-length: ${Buffer.byteLength(body)}`,
+      'connection: close',
+    ];
+    socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`, () => socket.destroy());
+    const arrived = req === undefined ? undefined : arrivedAt.get(req);
+    recordOwn(options.log, {
+      method: req?.method ?? '-',
+      path: req === undefined ? '-' : logPath(req.url),
+      status,
+      requestId: answer.headers['x-request-id'] as string,
+      arrived: arrived ?? performance.now(),
+    });
+  };
+}
