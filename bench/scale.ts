@@ -3,24 +3,25 @@
 //   records, after `global.gc()` (run node with --expose-gc), divided by the count.
 // - List-with-filter latency (target: at 1,000,000 within 1.5x of at 1,000): the first page of
 //   50 of `GET /v1/conversions?status=standby`, `?user_id=...` and both filters at once, through
-//   the engine's `handle` (what `sandbox.handle` calls), measured side by side.
+//   the app's `handle` (what `sandbox.handle` calls), measured side by side.
 //
 // Creating a million conversions through HTTP would take minutes, so the records are inserted
 // straight into the tenant's collection (src/sandbox/core/collection.ts), shaped as `acceptQuote`
 // shapes them (src/sandbox/core/conversions.ts), each with its own id and amount strings.
 // They get no timers and no limit reservations: neither is involved in listing.
-import { Platform, type PlatformSettings as EngineSettings } from '../src/sandbox/core/platform.js';
+import { Platform, type PlatformSettings } from '../src/sandbox/core/platform.js';
 import { defaultSettings } from '../src/sandbox/core/settings.js';
 import { App } from '../src/sandbox/http/app.js';
-import { CORE_ROUTES } from '../src/sandbox/http/routes/index.js';
+import { coreRoutes } from '../src/sandbox/http/routes/index.js';
+import { tenantTransfer } from '../src/sandbox/core/transfer.js';
 import type { ConversionRec, TenantState } from '../src/sandbox/core/state.js';
 import { compare, table, type Figure } from './measure.js';
 
 const STATUSES: ConversionRec['status'][] = ['completed', 'completed', 'completed', 'completed', 'completed', 'expired', 'canceled', 'standby', 'failed', 'awaiting_deposit'];
 const USERS = 10;
-// The platform with its HTTP app, as the bench drove the former single Engine.
-class Engine extends Platform {
-  readonly #app = new App(this, { routes: CORE_ROUTES });
+// The platform with its HTTP app over the core routes, no plugin: what the listings go through.
+class PlatformApp extends Platform {
+  readonly #app = new App(this, { routes: coreRoutes(tenantTransfer(this)) });
   handle(request: Request): Promise<Response> {
     return this.#app.handle(request);
   }
@@ -28,8 +29,8 @@ class Engine extends Platform {
 
 const T0 = Date.parse('2026-03-02T12:00:00.000Z');
 
-function engine(): { engine: Engine; tenant: TenantState; key: string } {
-  const settings: EngineSettings = {
+function platformApp(): { app: PlatformApp; tenant: TenantState; key: string } {
+  const settings: PlatformSettings = {
     environment: 'sandbox',
     start: T0,
     seed: 'scale',
@@ -37,18 +38,18 @@ function engine(): { engine: Engine; tenant: TenantState; key: string } {
     eventLogSize: 10_000,
     quoteRateLimit: 0,
   };
-  const e = new Engine(settings, defaultSettings({}, 'tenant'));
+  const e = new PlatformApp(settings, defaultSettings({}, 'tenant'));
   const { tenant, key } = e.createTenant();
   e.defaultTenantId = tenant.id;
-  return { engine: e, tenant, key: key.secret };
+  return { app: e, tenant, key: key.secret };
 }
 
-function userIds(e: Engine): string[] {
+function userIds(e: PlatformApp): string[] {
   return Array.from({ length: USERS }, () => e.random.uuid());
 }
 
 /** Inserts `count` conversions, spread over the users and statuses (1 in 10 standby). */
-function fill(e: Engine, tenant: TenantState, users: string[], count: number): void {
+function fill(e: PlatformApp, tenant: TenantState, users: string[], count: number): void {
   for (let i = 0; i < count; i++) {
     const onramp = i % 2 === 0;
     const status = STATUSES[i % STATUSES.length] as ConversionRec['status'];
@@ -98,26 +99,26 @@ export interface ScaleFigures {
 
 /** Runs the benchmark and returns its figures. */
 export async function run({ count = 1_000_000, small = 1_000 } = {}): Promise<ScaleFigures> {
-  console.log(`\nScale: ${count.toLocaleString('en')} conversions in one tenant (inserted through the engine's internals, not HTTP)`);
+  console.log(`\nScale: ${count.toLocaleString('en')} conversions in one tenant (inserted through the platform's internals, not HTTP)`);
   const hasGc = typeof (globalThis as { gc?: unknown }).gc === 'function';
   if (!hasGc) console.log('  (no global.gc: run node with --expose-gc for the memory figure)');
 
-  const a = engine();
-  const usersA = userIds(a.engine);
-  fill(a.engine, a.tenant, usersA, small);
+  const a = platformApp();
+  const usersA = userIds(a.app);
+  fill(a.app, a.tenant, usersA, small);
 
-  const b = engine();
-  const usersB = userIds(b.engine);
+  const b = platformApp();
+  const usersB = userIds(b.app);
   const before = heapUsed();
   const started = performance.now();
-  fill(b.engine, b.tenant, usersB, count);
+  fill(b.app, b.tenant, usersB, count);
   const insertSeconds = (performance.now() - started) / 1000;
   const after = heapUsed();
   const bytesPerConversion = hasGc ? (after - before) / count : null;
   console.log(`  inserted in ${insertSeconds.toFixed(1)} s; memory per stored conversion: ${bytesPerConversion === null ? 'n/a' : `${Math.round(bytesPerConversion)} bytes`} (target < 1,536)`);
 
-  const get = (world: ReturnType<typeof engine>, query: string) => async () => {
-    const response = await world.engine.handle(new Request(`https://sandbox.pix-usdt.local/v1/conversions?${query}`, { headers: { authorization: `Bearer ${world.key}` } }));
+  const get = (world: ReturnType<typeof platformApp>, query: string) => async () => {
+    const response = await world.app.handle(new Request(`https://sandbox.pix-usdt.local/v1/conversions?${query}`, { headers: { authorization: `Bearer ${world.key}` } }));
     const body = (await response.json()) as { data: unknown[] };
     if (response.status !== 200 || body.data.length !== 50) throw new Error(`unexpected answer ${response.status} with ${body.data.length} items`);
   };

@@ -51,6 +51,7 @@ export {
 export * from './plugins/webhooks/public.js';
 export * from './plugins/faults/public.js';
 export type { Answer, Call, HeaderReader, Middleware } from './http/call.js';
+export { API_KEY_REFUSALS, type ApiKeyRefusal, type ApiKeyRefusalCode, readApiKey } from './http/authentication.js';
 export { CONVERSION_MACHINE, KYC_MACHINE, QUOTE_MACHINE, TRANSACTION_MACHINE, type Machine, type Transition } from './core/machines.js';
 export {
   SANDBOX_PIX_EMAIL,

@@ -9,15 +9,16 @@ import type { LimitSettings } from './core/limits.js';
 import { Platform } from './core/platform.js';
 import type { PricingSettings } from './core/pricing.js';
 import { type LimitsPatch, type OwnSettings, type PlatformScope, type SettingsKind, type TimingSettings, defaultSettings, settingsFromOptions } from './core/settings.js';
-import { type SandboxSnapshot, type TenantRecords, loadSnapshot, snapshotParts, takeSnapshot } from './core/snapshot.js';
-import { type TenantDocument, forkTenant, readTenantDocument, tenantDocument } from './core/transfer.js';
-import type { KeyRec, SandboxEvent, TenantState } from './core/state.js';
+import { type SandboxSnapshot, loadSnapshot, snapshotParts, takeSnapshot } from './core/snapshot.js';
+import { type TenantDocument, type TenantTransfer, tenantTransfer } from './core/transfer.js';
+import type { SandboxEvent, TenantState } from './core/state.js';
 import { App } from './http/app.js';
 import { type Arrival, REQUEST_LOG_SIZE, type RequestLog } from './http/request-log.js';
 import { SandboxResponse, fastIncoming } from './http/fetch.js';
+import { readApiKey } from './http/authentication.js';
 import { type Answer, type Incoming, type Middleware, incomingOf } from './http/call.js';
 import type { SandboxPlugin } from './http/plugin.js';
-import { CORE_ROUTES, type RouteDef } from './http/routes/index.js';
+import { type RouteDef, coreRoutes } from './http/routes/index.js';
 import { type SandboxFaults, faultsPlugin } from './plugins/faults/index.js';
 import { NETWORK_FAULT_HEADER, faultPlanOf } from './plugins/faults/marker.js';
 import { DELIVERY_LOG_SIZE, type SandboxWebhooks, type WebhookRecords, webhooksPlugin } from './plugins/webhooks/index.js';
@@ -80,6 +81,7 @@ function fetchAnswer(answer: Answer): Response {
 export interface Parts {
   platform: Platform;
   app: App;
+  transfer: TenantTransfer;
   webhooks: SandboxPlugin<SandboxWebhooks> & { records: WebhookRecords };
   faults: SandboxPlugin<SandboxFaults>;
 }
@@ -106,13 +108,14 @@ export function build(options: SandboxOptions): Parts {
   const faults = faultsPlugin(platform.random);
   const plugins = [webhooks, faults];
   for (const plugin of plugins) if (plugin.timers) platform.addTimers(plugin.timers);
+  const transfer = tenantTransfer(platform);
   const app = new App(platform, {
-    routes: [...CORE_ROUTES, ...plugins.flatMap((p) => p.routes)],
+    routes: [...coreRoutes(transfer), ...plugins.flatMap((p) => p.routes)],
     stages: plugins.flatMap((p) => p.stages ?? []),
     faultOf: faultPlanOf,
     requestLogSize: count(options.requestLogSize, REQUEST_LOG_SIZE, 'requestLogSize'),
   });
-  return { platform, app, webhooks, faults };
+  return { platform, app, transfer, webhooks, faults };
 }
 
 /** Every route of a sandbox, core and plugins (docs and fuzzing read their definitions). */
@@ -172,6 +175,7 @@ const ASYNC_DISPOSE: typeof Symbol.asyncDispose = Symbol.asyncDispose ?? (Symbol
 export class SandboxImpl implements Sandbox {
   readonly #platform: Platform;
   readonly #app: App;
+  readonly #transfer: TenantTransfer;
   readonly #plugins: ReadonlyArray<SandboxPlugin<unknown>>;
   #closing: Promise<void> | null = null;
   readonly #initial: SandboxSnapshot;
@@ -187,9 +191,10 @@ export class SandboxImpl implements Sandbox {
   readonly #inspectionParts: ConstructorParameters<typeof Inspection>[0] & { hasRoute: (method: string, path: string) => boolean };
 
   constructor(options: SandboxOptions, hooks: SandboxHooks = {}) {
-    const { platform, app, webhooks, faults } = build(options);
+    const { platform, app, transfer, webhooks, faults } = build(options);
     this.#platform = platform;
     this.#app = app;
+    this.#transfer = transfer;
     this.#plugins = [webhooks, faults];
     const closed = (): boolean => platform.closed;
     this.webhooks = guardWebhooks(webhooks.api, closed);
@@ -207,7 +212,7 @@ export class SandboxImpl implements Sandbox {
       try {
         const signal = init?.signal ?? (input instanceof Request ? input.signal : undefined);
         if (signal?.aborted) return Promise.reject(signal.reason);
-        // ky passes a Request plus an empty options object: building a second Request would cost as much as the engine.
+        // ky passes a Request plus an empty options object: building a second Request would cost as much as the sandbox's whole work.
         const incoming =
           fastIncoming(input, init, SANDBOX_ORIGIN) ??
           incomingOf(
@@ -234,6 +239,7 @@ export class SandboxImpl implements Sandbox {
     INTERNALS.set(this, {
       platform,
       app,
+      transfer,
       webhooks,
       faults,
       get inspection() {
@@ -364,8 +370,7 @@ export class SandboxImpl implements Sandbox {
     this.#open('createTenant');
     if (options.snapshot !== undefined) {
       if (options.capabilities !== undefined) throw new TypeError('A fork takes its keys (and their capabilities) from the snapshot: pass `capabilities` or `snapshot`, not both.');
-      const { tenant, keys } = forkTenant(this.#platform, readTenantDocument(this.#platform, options.snapshot));
-      const key = keys.find((k) => k.revokedAt === null) ?? (keys[0] as KeyRec);
+      const { tenant, key } = this.#transfer.fork(options.snapshot);
       return { tenantId: tenant.id, apiKey: key.secret, clock: this.clockOf(tenant.id), settings: this.settingsOf(tenant.id) };
     }
     const unknown = options.capabilities?.find((c) => !this.#platform.knownCapability(c));
@@ -376,7 +381,7 @@ export class SandboxImpl implements Sandbox {
 
   exportTenant(tenantId?: string): TenantDocument {
     const tenant = this.#tenant(tenantId ?? this.#platform.defaultTenantId);
-    return tenantDocument(this.#platform, snapshotParts(this.#platform, [tenant.id]).tenants[0] as TenantRecords);
+    return this.#transfer.export(tenant);
   }
 
   events(tenantId?: string): SandboxEvent[] {
@@ -433,8 +438,8 @@ export class SandboxImpl implements Sandbox {
    * log's feed decides its readers with it (`RequestLog.readerOf`).
    */
   keyOwner(authorization: string | null | undefined): { tenantId: string; live: () => boolean } | null {
-    if (authorization === null || authorization === undefined || !authorization.startsWith('Bearer ')) return null;
-    const secret = authorization.slice(7);
+    const secret = readApiKey(authorization ?? null, this.#platform.settings.environment);
+    if (typeof secret !== 'string') return null;
     const key = this.#platform.keyOf(secret);
     if (key === undefined || key.revokedAt !== null) return null;
     // Looked up again each time: a stored tenant that left memory comes back with new key objects.

@@ -29,7 +29,7 @@ export type ConversionEvent = EventsOf<ConversionEventType, Conversion>;
 /**
  * `transaction.sending_pix`: a Pix payout was dispatched (an offramp funded, or an offramp
  * liquidated). `data.object` is the Conversion, since an offramp's payout has no Transaction
- * record (docs/decisions.md, "Sandbox engine").
+ * record (docs/decisions.md, "Sandbox").
  */
 export type PixPayoutEvent = EventEnvelopeOf<'transaction.sending_pix', Conversion>;
 /** `transaction.completed` and `transaction.failed`: `data.object` is the Transaction. */

@@ -30,7 +30,7 @@ describe('withResponse()', () => {
     expect(replay.idempotentReplayed).toBe(true);
     expect(replay.response.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.data.id).toBe(first.data.id);
-    // A replay is the first answer, its x-request-id included (docs/decisions.md, Sandbox engine).
+    // A replay is the first answer, its x-request-id included (docs/decisions.md, Sandbox).
     expect(replay.requestId).toBe(first.requestId);
   });
 

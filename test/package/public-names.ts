@@ -326,7 +326,10 @@ export const PUBLIC_NAMES: Readonly<Record<string, readonly string[]>> = {
   ],
   'pix-usdt/sandbox': [
     'type Answer',
+    'API_KEY_REFUSALS',
     'ApiError',
+    'type ApiKeyRefusal',
+    'type ApiKeyRefusalCode',
     'type Call',
     'CAPABILITIES',
     'type Capability',
@@ -379,6 +382,7 @@ export const PUBLIC_NAMES: Readonly<Record<string, readonly string[]>> = {
     'type PlatformScope',
     'type PricingSettings',
     'QUOTE_MACHINE',
+    'readApiKey',
     'type ReceiverContext',
     'type RequestFilter',
     'RETRY_SCHEDULE_SECONDS',

@@ -27,7 +27,7 @@ describe('idempotency', () => {
     expect(again.body).toEqual(first.body);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(first.headers.get('idempotent-replayed')).toBeNull();
-    // The replay is the first answer, its x-request-id included (docs/decisions.md, Sandbox engine).
+    // The replay is the first answer, its x-request-id included (docs/decisions.md, Sandbox).
     expect(again.headers.get('x-request-id')).toBe(first.headers.get('x-request-id'));
     expect((await raw(sb, 'GET', '/v1/users')).body.data).toHaveLength(1);
   });

@@ -1,6 +1,6 @@
 /**
  * The virtual clock of a tenant and its timers. The clock is the only time source of the
- * engine. It follows real time by default (plus whatever `advance` added) or stays frozen at
+ * sandbox. It follows real time by default (plus whatever `advance` added) or stays frozen at
  * a start instant; it never goes backwards. Timers are plain data (`{ at, kind, id }`) so that
  * a snapshot can re-create them from state; a timer whose subject moved on is ignored when
  * it fires.

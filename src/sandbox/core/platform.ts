@@ -9,6 +9,7 @@
 import { EventEmitter } from 'eventemitter3';
 import type { EventType } from '../../models/index.js';
 import { Alarm } from './alarm.js';
+import { keyPrefix } from './api-keys.js';
 import { type Capability, defaultCapabilities } from './capabilities.js';
 import { Clock, type Timer } from './clock.js';
 import { Usage } from './limits.js';
@@ -196,7 +197,7 @@ export class Platform extends EventEmitter<PlatformEvents> implements World, Set
 
   /** Issues an API key for a tenant. */
   issueKey(tenant: TenantState, name: string, capabilities: readonly string[], at: number): KeyRec {
-    const prefix = this.settings.environment === 'sandbox' ? 'sk_test_' : 'sk_live_';
+    const prefix = keyPrefix(this.settings.environment);
     const key: KeyRec = {
       id: this.random.uuid(),
       tenantId: tenant.id,

@@ -1,9 +1,10 @@
 /**
  * A tenant's settings: its price feed, volume limits and timings (quote TTL, deposit window,
- * settlement delay). Every tenant starts from the sandbox's defaults (the `createSandbox`
- * options, or the `serve` flags) and keeps what it changed itself (`TenantState.ownSettings`, a
- * small plain-JSON part of its snapshot); what is in force is the defaults overlaid with that.
- * No request or call of one tenant changes another's.
+ * settlement delay), beside the domain's fixed timings (standby, KYC validity). Every tenant
+ * starts from the sandbox's defaults (the `createSandbox` options, or the `serve` flags) and keeps
+ * what it changed itself (`TenantState.ownSettings`, a small plain-JSON part of its snapshot);
+ * what is in force is the defaults overlaid with that. No request or call of one tenant changes
+ * another's.
  *
  * One validation for every face: the wire schemas of src/models (`SetPriceBody`,
  * `SetLimitsBody`, `SetSettingsBody`, from which docs/openapi.json is generated) plus the
@@ -29,6 +30,12 @@ export interface TimingSettings {
 
 /** The default timings. */
 export const DEFAULT_TIMINGS: Readonly<TimingSettings> = Object.freeze({ quoteTtlSeconds: 300, depositWindowSeconds: 900, settlementDelaySeconds: 60 });
+
+// The reference's fixed timings: no setting changes them.
+/** How long a conversion waits in standby before it is abandoned: 7 days. */
+export const STANDBY_MS = 7 * 86_400_000;
+/** How long a KYC approval lasts: 365 days. */
+export const KYC_VALIDITY_MS = 365 * 86_400_000;
 
 /** Whose platform limit applies: each tenant its own (`tenant`, default) or one for all (`shared`, the operator's choice). */
 export type PlatformScope = 'tenant' | 'shared';

@@ -1,5 +1,5 @@
 /**
- * The records the engine stores, kept compact (timestamps as epoch milliseconds, derived
+ * The records the sandbox stores, kept compact (timestamps as epoch milliseconds, derived
  * fields such as deposit addresses and Pix codes computed on output), and the state of a
  * tenant: an isolated world with its own data, keys, idempotency records, rate-limit
  * windows, event log and clock.
@@ -133,7 +133,7 @@ export interface TransactionRec {
   reservedAt: number;
 }
 
-/** An API key. The secret never leaves the engine except in creation and rotation answers. */
+/** An API key. The secret never leaves the sandbox except in creation and rotation answers. */
 export interface KeyRec {
   id: string;
   tenantId: string;

@@ -13,7 +13,7 @@ import { moveQuote } from './quotes.js';
 import type { ConversionRec, QuoteRec, TenantState, TransactionRec, UserRec } from './state.js';
 import { applyTransaction } from './transactions.js';
 import { applyKyc } from './users.js';
-import { STANDBY_MS } from './wire.js';
+import { STANDBY_MS } from './settings.js';
 import type { Scope } from './world.js';
 
 /** Where a kind's records live: what `Collection` offers. */

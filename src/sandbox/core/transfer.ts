@@ -12,8 +12,9 @@
  * @module
  */
 import * as z from 'zod/mini';
+import { API_KEY_FORMAT, keyEnvironment, keyPrefix } from './api-keys.js';
 import type { Platform } from './platform.js';
-import { type TenantRecords, type TenantSnapshot, restoreTenant } from './snapshot.js';
+import { type TenantRecords, type TenantSnapshot, restoreTenant, snapshotParts } from './snapshot.js';
 import type { KeyRec, TenantState } from './state.js';
 
 /** The format mark of a tenant document. */
@@ -70,7 +71,7 @@ const Rec = z.looseObject({ id: Id });
 const Key = z.looseObject({
   id: Id,
   tenantId: Id,
-  secret: z.string().check(z.regex(/^sk_(test|live)_[A-Za-z0-9]{32}$/, 'Must be an API key secret')),
+  secret: z.string().check(z.regex(API_KEY_FORMAT, 'Must be an API key secret')),
   name: z.string(),
   capabilities: z.array(z.string()),
   createdAt: Ms,
@@ -176,7 +177,7 @@ export function readTenantDocument(platform: Platform, input: unknown): TenantDo
   }
   t.keys.forEach((k, i) => {
     if (k.tenantId !== t.id) throw damaged({ path: `tenant.keys.${i}.tenantId`, message: 'Must be the id of the tenant' });
-    if (k.secret.startsWith('sk_test_') !== (platform.settings.environment === 'sandbox')) throw damaged({ path: `tenant.keys.${i}.secret`, message: 'A key of the other environment' });
+    if (keyEnvironment(k.secret) !== platform.settings.environment) throw damaged({ path: `tenant.keys.${i}.secret`, message: 'A key of the other environment' });
   });
   return doc;
 }
@@ -189,6 +190,8 @@ function replaceAll(text: string, from: string, to: string): string {
 export interface Fork {
   tenant: TenantState;
   keys: KeyRec[];
+  /** The key a caller is handed: the first one not revoked, else the first. */
+  key: KeyRec;
 }
 
 /**
@@ -198,7 +201,7 @@ export interface Fork {
  */
 export function forkTenant(platform: Platform, doc: TenantDocumentRecords): Fork {
   const source = doc.tenant;
-  const prefix = platform.settings.environment === 'sandbox' ? 'sk_test_' : 'sk_live_';
+  const prefix = keyPrefix(platform.settings.environment);
   let text = JSON.stringify(source);
   // A new id never occurs in the document already (a seeded sandbox replays the sequence of another one with the same seed).
   const fresh = (make: () => string): string => {
@@ -228,5 +231,21 @@ export function forkTenant(platform: Platform, doc: TenantDocumentRecords): Fork
     }
     throw damaged({ path: 'tenant', message: `Its records cannot be restored (${error instanceof Error ? error.message : String(error)})` });
   }
-  return { tenant, keys: tenant.keys };
+  return { tenant, keys: tenant.keys, key: tenant.keys.find((k) => k.revokedAt === null) ?? (tenant.keys[0] as KeyRec) };
+}
+
+/** Tenants that move, over one platform: what `sandbox.exportTenant` and `createTenant({ snapshot })` and the tenants helpers do. */
+export interface TenantTransfer {
+  /** The tenant as a document. */
+  export(tenant: TenantState): TenantDocument;
+  /** A new tenant from a document (object or JSON text), checked whole first; throws {@link TenantDocumentError}. */
+  fork(document: unknown): Fork;
+}
+
+/** The {@link TenantTransfer} of a platform. */
+export function tenantTransfer(platform: Platform): TenantTransfer {
+  return {
+    export: (tenant) => tenantDocument(platform, snapshotParts(platform, [tenant.id]).tenants[0] as TenantRecords),
+    fork: (document) => forkTenant(platform, readTenantDocument(platform, document)),
+  };
 }

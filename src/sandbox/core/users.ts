@@ -7,12 +7,10 @@ import type { KycStatus } from '../../models/index.js';
 import type { Scope } from './world.js';
 import { ApiError } from './errors.js';
 import type { LimitScope } from './limits.js';
+import { KYC_VALIDITY_MS } from './settings.js';
 import { KYC_MACHINE, type KycTrigger, step } from './machines.js';
 import type { TenantState, UserRec } from './state.js';
 import { USER } from './versions.js';
-
-/** KYC approval lasts 365 days. */
-export const KYC_VALIDITY_MS = 365 * 86_400_000;
 
 /** A live (not deleted) user of the tenant, or user_not_found. */
 export function liveUser(tenant: TenantState, id: string): UserRec {

@@ -3,11 +3,12 @@
  * output: deposit addresses, Pix BR Codes, Pix and chain transaction ids.
  * @module
  */
-import type { ApiKey, Conversion, KycStatusView, Quote, Transaction, User, WalletBalance } from '../../models/index.js';
+import type { ApiKey, ApiKeyWithSecret, Conversion, KycStatusView, Quote, Transaction, User, WalletBalance } from '../../models/index.js';
 import { buildBrCode } from '../../pix/brcode.js';
 import { maskCpf } from '../../pix/documents.js';
 import { SANDBOX_PIX_EVP } from './pix.js';
 import { derivedHex, flat } from './random.js';
+import { STANDBY_MS } from './settings.js';
 import type { ConversionRec, KeyRec, QuoteRec, TransactionRec, UserRec } from './state.js';
 
 // A lifecycle writes the same few instants many times (created, updated, deadlines), in
@@ -238,5 +239,7 @@ export function apiKeyOut(k: KeyRec): ApiKey {
   return { id: k.id, key_prefix: k.secret.slice(0, 12), capabilities: [...k.capabilities], name: k.name, created_at: iso(k.createdAt) };
 }
 
-/** The standby window: 7 days. */
-export const STANDBY_MS = 7 * 86_400_000;
+/** An API key with its secret: only the answers that issue one (a rotation, a new tenant or a fork) carry it. */
+export function apiKeyWithSecretOut(k: KeyRec): ApiKeyWithSecret {
+  return { ...apiKeyOut(k), api_key: k.secret };
+}

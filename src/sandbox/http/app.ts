@@ -6,7 +6,7 @@
 import type { Platform } from '../core/platform.js';
 import type { KeyRec, TenantState } from '../core/state.js';
 import { ApiError } from '../core/errors.js';
-import { type Answer, type AppCall, type HeaderReader, type Incoming, type Middleware, type NamedStage, type StageInsert, errorAnswer, incomingOf, toResponse } from './call.js';
+import { type Answer, type AppCall, type HeaderReader, type Incoming, type Middleware, type NamedStage, type RouteInput, type RoutedCall, type StageInsert, type ValidatedCall, type AuthenticatedCall, errorAnswer, incomingOf, toResponse } from './call.js';
 import { STAGES } from './stages.js';
 import { type Arrival, RequestLog, idInBody } from './request-log.js';
 import { TrieRouter } from './router.js';
@@ -24,6 +24,9 @@ export interface AppParts {
   requestLogSize?: number;
 }
 
+// One object from arrival to answer: the stages narrow it as they go (`authenticated`, `routed`,
+// `validated` set what a stage found and say so to the types), and a middleware's `Call` is the
+// same object. Its fields start empty, in the shape they end in.
 class RequestCall implements AppCall {
   readonly headers: HeaderReader;
   readonly method: string;
@@ -32,7 +35,7 @@ class RequestCall implements AppCall {
   tenant: TenantState | null = null;
   key: KeyRec | null = null;
   route: RouteDef | null = null;
-  input: AppCall['input'] = null;
+  input: RouteInput | null = null;
   params: Record<string, string> = {};
   bodyText = '';
   at = 0;
@@ -67,6 +70,21 @@ class RequestCall implements AppCall {
 
   match(method: string, path: string): { handler: RouteDef; params: Record<string, string> } | null {
     return this.app.router.match(method, path);
+  }
+
+  authenticated(tenant: TenantState, key: KeyRec, at: number): asserts this is AuthenticatedCall {
+    this.tenant = tenant;
+    this.key = key;
+    this.at = at;
+  }
+
+  routed(route: RouteDef, params: Record<string, string>): asserts this is RoutedCall {
+    this.route = route;
+    this.params = params;
+  }
+
+  validated(input: RouteInput): asserts this is ValidatedCall {
+    this.input = input;
   }
 }
 
@@ -108,6 +126,7 @@ export class App {
     this.#insert({ name, run }, before);
   }
 
+  // A public stage takes the public `Call`, which every call of the app is: it may go anywhere.
   #insert(stage: NamedStage, before: string): void {
     const at = this.#stages.findIndex((m) => m.name === before);
     this.#stages.splice(at < 0 ? this.#stages.length - 1 : at, 0, stage);
@@ -165,7 +184,10 @@ export class App {
   }
 
   // Checks run in a loop and leave the stack; only stages that wrap the rest (idempotency,
-  // execute, `use` middlewares) stay on it, and an idle plugin stage is skipped.
+  // execute, `use` middlewares) stay on it, and an idle plugin stage is skipped. A check hands on
+  // the call it was given, narrowed (the same object), or a promise of it: anything else is waited
+  // for (not `instanceof Promise`: a body read by another realm's fetch, as under jest, is a
+  // promise of that realm).
   #from(call: RequestCall, first: number): Promise<Answer> {
     try {
       for (let i = first; ; i++) {
@@ -173,8 +195,8 @@ export class App {
         if (!stage) return Promise.reject(new ApiError('not_found', 'No route.'));
         if (stage.idle?.() === true) continue;
         if (stage.check) {
-          const pending = stage.check(call);
-          if (pending !== undefined) return pending.then(() => this.#from(call, i + 1));
+          const handed = stage.check(call);
+          if (handed !== call) return Promise.resolve(handed).then(() => this.#from(call, i + 1));
           continue;
         }
         const next = i + 1;

@@ -1,7 +1,8 @@
 /**
  * One request through the app, in the shapes its parts share: `Incoming` (what arrives),
- * `Call` (what a stage sees; `AppCall` adds what authentication and routing found), `Answer`
- * (what leaves), the stage types, and the one builder of the error envelope.
+ * `Call` (what a stage sees), the app's own calls as its stages narrow them (`AppCall`, then
+ * `AuthenticatedCall`, `RoutedCall`, `ValidatedCall`), `Answer` (what leaves), the stage types
+ * with the {@link Pipeline} that checks their order, and the one builder of the error envelope.
  * @module
  */
 import type { Platform } from '../core/platform.js';
@@ -10,9 +11,9 @@ import type { KeyRec, TenantState } from '../core/state.js';
 import type { RouteDef } from './routes/types.js';
 
 /**
- * A request as the engine reads it: what a web `Request` carries, without necessarily being
+ * A request as the sandbox reads it: what a web `Request` carries, without necessarily being
  * one. `sandbox.fetch` builds it straight from `fetch(url, init)`, because on Node 20 a
- * `Request` with a body (and reading that body back) costs more than the engine's whole work.
+ * `Request` with a body (and reading that body back) costs more than the sandbox's whole work.
  */
 export interface Incoming {
   /** HTTP method, as given. */
@@ -74,33 +75,108 @@ export interface Answer {
 /** A pipeline stage added with `sandbox.use`. */
 export type Middleware = (call: Call, next: () => Promise<Answer>) => Promise<Answer>;
 
-/** The call as the app's own stages see it: the public one plus what authentication and routing found. */
+/** Whether a method changes something: a mutation carries a body and may carry an `Idempotency-Key`. */
+export function isMutation(method: string): boolean {
+  return method === 'POST' || method === 'PATCH' || method === 'DELETE' || method === 'PUT';
+}
+
+/** The call as the app's own stages receive it before any ran: the public one plus the platform and the request as it arrived. */
 export interface AppCall extends Call {
   readonly platform: Platform;
   readonly incoming: Incoming;
-  /** The caller's tenant; `null` before authentication. */
-  tenant: TenantState | null;
-  /** The caller's API key; `null` before authentication. */
-  key: KeyRec | null;
-  /** The matched route; `null` before routing. */
-  route: RouteDef | null;
-  /** Params, query and body as the route's schemas parsed them; `null` before validation. */
-  input: { params: unknown; query: unknown; body: unknown } | null;
+  /** The caller's tenant; `null` until `authenticate` establishes it ({@link AuthenticatedCall}). */
+  readonly tenant: TenantState | null;
+  /** The caller's API key; `null` until `authenticate` establishes it. */
+  readonly key: KeyRec | null;
   /** Finds the route of a method and path. */
   match(method: string, path: string): { handler: RouteDef; params: Record<string, string> } | null;
+  /** Sets what `authenticate` found (`at`: the tenant's clock): from here on the call is an {@link AuthenticatedCall}. */
+  authenticated(tenant: TenantState, key: KeyRec, at: number): asserts this is AuthenticatedCall;
 }
 
-/** A stage of the app (a public {@link Middleware} is one). */
-export type Stage = (call: AppCall, next: () => Promise<Answer>) => Promise<Answer>;
+/** A call `authenticate` let through: its tenant and key are known, `at` is the tenant's clock. */
+export interface AuthenticatedCall extends AppCall {
+  readonly tenant: TenantState;
+  readonly key: KeyRec;
+  /** Sets what `route` found: from here on the call is a {@link RoutedCall}. */
+  routed(route: RouteDef, params: Record<string, string>): asserts this is RoutedCall;
+}
 
-/** A check of the app: it throws to refuse, or returns (maybe a promise) to go on; it never wraps. */
-export type Check = (call: AppCall) => void | Promise<void>;
+/** A call `route` matched: its route, its path parameters, and (for a mutation) its body text. */
+export interface RoutedCall extends AuthenticatedCall {
+  readonly route: RouteDef;
+  /** Sets what `validate` parsed: from here on the call is a {@link ValidatedCall}. */
+  validated(input: RouteInput): asserts this is ValidatedCall;
+}
 
-/** A named stage: a check, or a stage that wraps the rest (`run`). */
-export type NamedStage = { name: string; idle?: () => boolean } & ({ run: Stage; check?: never } | { check: Check; run?: never });
+/** Params, query and body as a route's schemas parsed them. */
+export interface RouteInput {
+  params: unknown;
+  query: unknown;
+  body: unknown;
+}
 
-/** A plugin's stage and where it goes: before the stage named `before`. */
-export type StageInsert = NamedStage & { before: string };
+/** A call `validate` accepted: its input as the route's schemas parsed it. */
+export interface ValidatedCall extends RoutedCall {
+  readonly input: RouteInput;
+}
+
+/** A stage of the app that wraps the rest (a public {@link Middleware} is one). */
+export type Stage<C extends AppCall = AppCall> = (call: C, next: () => Promise<Answer>) => Promise<Answer>;
+
+/**
+ * A check of the app: it throws to refuse, or hands the later stages the call (maybe after a
+ * promise), narrowed to `Out` when it established something (`call.authenticated(...)`,
+ * `routed`, `validated`: the same object, so a middleware's `Call` and the app's stay one). It
+ * never wraps.
+ */
+export type Check<In extends AppCall, Out extends In = In> = (call: In) => Out | Promise<Out>;
+
+/**
+ * A stage in the runner's list: a check, or a stage that wraps the rest (`run`). The list holds
+ * them whatever call they take: the {@link Pipeline} that built it checked that each one's call
+ * is what the stages before it established, and the runner keeps their order.
+ */
+export type NamedStage = { name: string; idle?: () => boolean } & (
+  | { run(call: AppCall, next: () => Promise<Answer>): Promise<Answer>; check?: never }
+  | { check(call: AppCall): AppCall | Promise<AppCall>; run?: never }
+);
+
+/** A plugin's stage and where it goes: before the stage named `before`. It sees the public {@link Call}, as `sandbox.use` does. */
+export interface StageInsert {
+  name: string;
+  run: Middleware;
+  before: string;
+  /** Skipped while this answers `true` (a fault stage while no plan is in force). */
+  idle?: () => boolean;
+}
+
+/**
+ * The app's own stages, in order, typed by the call each takes: a check added here must take
+ * what the stages before it established (authorizing before routing does not compile), and
+ * what it hands on is what the next ones get.
+ */
+export class Pipeline<C extends AppCall> {
+  private constructor(
+    /** The stages so far, in order. */
+    readonly stages: readonly NamedStage[],
+  ) {}
+
+  /** An empty pipeline over a call as it arrives. */
+  static start(): Pipeline<AppCall> {
+    return new Pipeline<AppCall>([]);
+  }
+
+  /** Adds a check over the call as the stages so far leave it; the next get what it hands on. */
+  check<Out extends C>(name: string, check: Check<C, Out>): Pipeline<Out> {
+    return new Pipeline<Out>([...this.stages, { name, check }]);
+  }
+
+  /** Adds a stage that wraps the rest. */
+  wrap(name: string, run: Stage<C>): Pipeline<C> {
+    return new Pipeline<C>([...this.stages, { name, run }]);
+  }
+}
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
@@ -129,15 +205,18 @@ export function errorAnswer(error: unknown, requestId: string): Answer {
 
 // `Request.text()` would replace invalid UTF-8 with U+FFFD: a payments API must not store what it did not receive.
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
+function notUtf8(): ApiError {
+  return new ApiError('invalid_json', 'The request body is not valid UTF-8: JSON must be UTF-8, and these bytes cannot be read without altering them.');
+}
 function utf8(bytes: ArrayBuffer): string {
   try {
     return UTF8.decode(bytes);
   } catch {
-    throw new ApiError('invalid_json', 'The request body is not valid UTF-8: JSON must be UTF-8, and these bytes cannot be read without altering them.');
+    throw notUtf8();
   }
 }
 
-/** A web `Request` as the engine reads it. */
+/** A web `Request` as the sandbox reads it. */
 export function incomingOf(request: Request): Incoming {
   return { method: request.method, url: new URL(request.url), headers: request.headers, text: () => request.arrayBuffer().then(utf8), toRequest: () => request };
 }
@@ -152,7 +231,7 @@ export function incomingOfParts(method: string, url: URL, headers: Map<string, s
   try {
     text = bytes === null || bytes.length === 0 ? '' : UTF8.decode(bytes);
   } catch {
-    const refused = new ApiError('invalid_json', 'The request body is not valid UTF-8: JSON must be UTF-8, and these bytes cannot be read without altering them.');
+    const refused = notUtf8();
     return { method, url, headers: new MapHeaders(headers), text: () => Promise.reject(refused), toRequest: () => new Request(url.href, { method, headers: [...headers], body: bytes === null ? null : new Uint8Array(bytes) }) };
   }
   const body = bytes === null || bytes.length === 0 ? null : bytes;

@@ -1,14 +1,14 @@
 /**
  * `sandbox.fetch` without the cost of web streams. On Node 20 a `Request` with a body, read back
  * with `text()`, takes about 50 us, and a `Response` read with `text()` about 30 us: together
- * more than the engine's own work for a call, because both go through transferable
+ * more than the sandbox's own work for a call, because both go through transferable
  * `ReadableStream`s. `fetch(url, init)` with a string body and plain headers (what the client
  * sends) is read here directly, with the checks `new Request` would make; anything else goes
  * through a real `Request`. Answers are `SandboxResponse`s: real `Response`s whose body is the
- * string the engine already holds, turned into a stream only if the caller asks for one.
+ * string the sandbox already holds, turned into a stream only if the caller asks for one.
  * @module
  */
-import type { HeaderReader, Incoming } from './call.js';
+import { type HeaderReader, type Incoming, MapHeaders } from './call.js';
 
 // RFC 9110 token (header names) and field values without CR, LF or NUL (what `Headers` accepts).
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -17,13 +17,6 @@ const EDGE_WHITESPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g;
 // Methods `new Request` keeps as they are; anything else takes the slow path, which normalizes or throws.
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 const INIT_KEYS = new Set(['method', 'headers', 'body', 'signal']);
-
-class RecordHeaders implements HeaderReader {
-  constructor(readonly map: Map<string, string>) {}
-  get(name: string): string | null {
-    return this.map.get(name.toLowerCase()) ?? null;
-  }
-}
 
 function plainHeaders(headers: object): Map<string, string> | null {
   const map = new Map<string, string>();
@@ -51,7 +44,7 @@ export function fastIncoming(input: RequestInfo | URL, init: RequestInit | undef
   else return null;
   let method = 'GET';
   let body: string | null = null;
-  let headers: HeaderReader = new RecordHeaders(new Map());
+  let headers: HeaderReader = new MapHeaders(new Map());
   if (init !== undefined) {
     if (init === null || typeof init !== 'object') return null;
     const proto: unknown = Object.getPrototypeOf(init);
@@ -71,7 +64,7 @@ export function fastIncoming(input: RequestInfo | URL, init: RequestInit | undef
       const map = plainHeaders(init.headers);
       if (map === null) return null;
       if (body !== null && !map.has('content-type')) map.set('content-type', 'text/plain;charset=UTF-8');
-      headers = new RecordHeaders(map);
+      headers = new MapHeaders(map);
     }
   }
   let url: URL;
@@ -88,7 +81,7 @@ export function fastIncoming(input: RequestInfo | URL, init: RequestInit | undef
     headers,
     text: () => Promise.resolve(text),
     body: text,
-    toRequest: () => new Request(url.href, { method, headers: headers instanceof RecordHeaders ? [...headers.map] : (headers as Headers), body }),
+    toRequest: () => new Request(url.href, { method, headers: headers instanceof MapHeaders ? [...headers.map] : (headers as Headers), body }),
   };
 }
 

@@ -6,20 +6,21 @@
  * one an error body's `request_id` carries), plus `idempotent-replayed: true`.
  * @module
  */
-import type { Platform } from '../core/platform.js';
 import { ApiError } from '../core/errors.js';
 import { flat, hash53 } from '../core/random.js';
-import { type CompactBody, type IdempotencyRec, type TenantState, bodyText } from '../core/state.js';
-import { type Answer, type Stage, errorAnswer } from './call.js';
-import type { RouteDef } from './routes/types.js';
+import { type CompactBody, type IdempotencyRec, bodyText } from '../core/state.js';
+import { type Answer, type AuthenticatedCall, type Check, type RoutedCall, type Stage, errorAnswer, isMutation } from './call.js';
 
-const MUTATIONS = new Set(['POST', 'PATCH', 'DELETE', 'PUT']);
 const IN_PROGRESS_MS = 60_000;
 
-/** Drops the records of a tenant older than the TTL (called at authentication). */
-export function expireIdempotency(platform: Platform, tenant: TenantState, at: number): void {
-  tenant.idempotency.expire(at - platform.settings.idempotencyTtlMs);
-}
+/**
+ * The `expire_idempotency` stage: drops the caller tenant's records older than the TTL, right
+ * after authentication, whatever the request then meets (an unknown route, a refusal).
+ */
+export const expireIdempotency: Check<AuthenticatedCall> = (call) => {
+  call.tenant.idempotency.expire(call.at - call.platform.settings.idempotencyTtlMs);
+  return call;
+};
 
 // Answers whose body is a record's wire form, with the version that rebuilds it (noted by `execute`).
 const COMPACT = new WeakMap<Answer, { body: string | null; compact: CompactBody }>();
@@ -48,12 +49,11 @@ function storedHeaders(headers: Record<string, string>): Record<string, string> 
 }
 
 /** The stage. */
-export const idempotency: Stage = async (call, next) => {
-  if (!MUTATIONS.has(call.method)) return next();
-  const routeDef = call.route as RouteDef;
+export const idempotency: Stage<RoutedCall> = async (call, next) => {
+  if (!isMutation(call.method)) return next();
   const key = call.headers.get('idempotency-key');
   if (key === null || key === '') {
-    if (routeDef.idempotency === 'required') {
+    if (call.route.idempotency === 'required') {
       throw new ApiError('idempotency_key_required', 'Send an Idempotency-Key header with every POST, PATCH and DELETE.');
     }
     return next();
@@ -61,7 +61,7 @@ export const idempotency: Stage = async (call, next) => {
   if (key.length > 255) {
     throw new ApiError('validation_error', 'The request is invalid.', { issues: [{ path: 'Idempotency-Key', message: 'At most 255 characters' }] });
   }
-  const tenant = call.tenant as TenantState;
+  const { tenant } = call;
   const fingerprint = hash53(`${call.method} ${call.path}${call.search}\n${call.bodyText}`, 1);
   const existing = tenant.idempotency.get(key);
   if (existing) {

@@ -1,54 +1,51 @@
 /**
- * The app's own stages, in order: authenticate -> route -> authorize -> idempotency ->
- * validate -> rate_limit -> execute. All but idempotency and execute are checks (they refuse
- * by throwing, or go on); idempotency and execute wrap the rest. The rate limit comes after
- * idempotency and validation: a replay answers the stored response and a malformed request is
- * refused, neither counted. Plugins insert theirs by name (src/sandbox/http/app.ts).
+ * The app's own stages, in order: authenticate -> expire_idempotency -> route -> authorize ->
+ * idempotency -> validate -> rate_limit -> execute. All but idempotency and execute are checks
+ * (they refuse by throwing, or hand the call on); idempotency and execute wrap the rest. Each
+ * check takes the call as the ones before it left it: `authenticate` hands on an
+ * `AuthenticatedCall`, `route` a `RoutedCall`, `validate` a `ValidatedCall` (call.ts), and the
+ * {@link Pipeline} below does not compile with a stage before what it needs. The rate limit comes
+ * after idempotency and validation: a replay answers the stored response and a malformed request
+ * is refused, neither counted. Plugins insert theirs by name (src/sandbox/http/app.ts).
  * @module
  */
 import { parseRequest } from '../../models/index.js';
 import { ApiError } from '../core/errors.js';
-import type { KeyRec, TenantState } from '../core/state.js';
-import type { Answer, AppCall, Check, NamedStage, Stage } from './call.js';
+import { readApiKey, API_KEY_REFUSALS, type ApiKeyRefusal } from './authentication.js';
+import { type Answer, type AppCall, type AuthenticatedCall, type Check, type NamedStage, Pipeline, type RoutedCall, type Stage, type ValidatedCall, isMutation } from './call.js';
 import { expireIdempotency, idempotency, noteCompact } from './idempotency.js';
 import { parseJsonBody } from './json-body.js';
 import type { Reply, RouteDef } from './routes/types.js';
 
-const KEY_FORMAT = /^sk_(test|live)_[A-Za-z0-9]{32}$/;
-const MUTATIONS = new Set(['POST', 'PATCH', 'DELETE', 'PUT']);
+/** The largest body a route takes unless it says otherwise (`maxBody`), in characters; the Node listener reads as many bytes. */
 export const MAX_BODY = 1_000_000;
 const RATE_WINDOW_MS = 60_000;
 
-const authenticate: Check = (call) => {
+function refused(refusal: ApiKeyRefusal): ApiError {
+  return new ApiError(refusal.code, refusal.message);
+}
+
+const authenticate: Check<AppCall, AuthenticatedCall> = (call: AppCall) => {
   const { platform } = call;
-  const header = call.headers.get('authorization');
-  if (header === null || !header.startsWith('Bearer ')) {
-    throw new ApiError('authentication_required', 'Send the header Authorization: Bearer <API key>.');
-  }
-  const token = header.slice(7);
-  if (!KEY_FORMAT.test(token)) throw new ApiError('invalid_api_key_format', 'The API key is malformed.');
-  const env = token.startsWith('sk_test_') ? 'sandbox' : 'production';
-  if (env !== platform.settings.environment) {
-    throw new ApiError('api_key_env_mismatch', `This is the ${platform.settings.environment} environment; the key belongs to the other one.`);
-  }
+  const token = readApiKey(call.headers.get('authorization'), platform.settings.environment);
+  if (typeof token !== 'string') throw refused(token);
   const key = platform.keyOf(token);
-  if (!key || key.revokedAt !== null) throw new ApiError('authentication_failed', 'The API key is unknown or revoked.');
+  if (!key || key.revokedAt !== null) throw refused(API_KEY_REFUSALS.unknown);
   const tenant = platform.tenant(key.tenantId);
-  if (!tenant) throw new ApiError('authentication_failed', 'The API key is unknown or revoked.');
+  if (!tenant) throw refused(API_KEY_REFUSALS.unknown);
   // Timers that fell due as real time passed fire now, before the request sees the state.
   tenant.clock.runDue();
-  call.key = key;
-  call.tenant = tenant;
-  call.at = tenant.clock.nowMs();
-  expireIdempotency(platform, tenant, call.at);
+  call.authenticated(tenant, key, tenant.clock.nowMs());
+  return call;
 };
 
-function withBody(call: AppCall, text: string): void {
-  const max = (call.route as RouteDef).maxBody ?? MAX_BODY;
+function withBody(call: RoutedCall, text: string): RoutedCall {
+  const max = call.route.maxBody ?? MAX_BODY;
   if (text.length > max) {
     throw new ApiError('validation_error', 'The request body is too large.', { issues: [{ path: '', message: `At most ${max === MAX_BODY ? '1 MB' : `${max} characters`}` }] });
   }
   call.bodyText = text;
+  return call;
 }
 
 // Production has no test helpers (reference: 404 there); the message says why, so that a
@@ -58,30 +55,31 @@ function helpersOnlyInSandbox(call: AppCall): string {
   return helper && call.platform.settings.environment === 'production' ? ': the test helpers exist only in the sandbox (sk_test_ keys), not in production' : '';
 }
 
-const route: Check = (call) => {
+const route: Check<AuthenticatedCall, RoutedCall> = (call: AuthenticatedCall) => {
   const match = call.match(call.method, call.path);
   if (!match) throw new ApiError('not_found', `No route for ${call.method} ${call.path}${helpersOnlyInSandbox(call)}.`);
-  call.route = match.handler;
-  call.params = match.params;
-  if (!MUTATIONS.has(call.method)) return;
+  call.routed(match.handler, match.params);
+  if (!isMutation(call.method)) return call;
   const { incoming } = call;
   // A body already held as a string (sandbox.fetch) is used without waiting a turn.
-  if (incoming.body !== undefined) withBody(call, incoming.body);
-  else return incoming.text().then((text) => withBody(call, text));
+  if (incoming.body !== undefined) return withBody(call, incoming.body);
+  const routed: RoutedCall = call;
+  return incoming.text().then((text) => withBody(routed, text));
 };
 
-const authorize: Check = (call) => {
-  const capability = (call.route as RouteDef).capability;
-  if (!(call.key as KeyRec).capabilities.includes(capability)) {
+const authorize: Check<RoutedCall> = (call) => {
+  const { capability } = call.route;
+  if (!call.key.capabilities.includes(capability)) {
     throw new ApiError('missing_capability', `This API key lacks the capability ${capability}.`, { capability });
   }
+  return call;
 };
 
-const rateLimit: Check = (call) => {
+const rateLimit: Check<ValidatedCall> = (call) => {
   const limit = call.platform.settings.quoteRateLimit;
-  if (!(call.route as RouteDef).rateLimited || limit <= 0) return;
-  const tenant = call.tenant as TenantState;
-  const keyId = (call.key as KeyRec).id;
+  if (call.route.rateLimited !== true || limit <= 0) return call;
+  const { tenant } = call;
+  const keyId = call.key.id;
   let window = tenant.rateWindows.get(keyId);
   if (!window) tenant.rateWindows.set(keyId, (window = []));
   const from = call.at - RATE_WINDOW_MS;
@@ -98,22 +96,23 @@ const rateLimit: Check = (call) => {
     );
   }
   window.push(call.at);
+  return call;
 };
 
 const NUMERIC_QUERY = new Set(['limit']);
 
-function validate<T>(schema: RouteDef['body'], value: unknown, prefix: string): T {
-  if (!schema) return value as T;
+function validate(schema: RouteDef['body'], value: unknown, prefix: string): unknown {
+  if (!schema) return value;
   const result = parseRequest(schema, value);
-  if (result.ok) return result.value as T;
+  if (result.ok) return result.value;
   const issues = result.issues.map((i) => ({ ...i, path: prefix && i.path ? `${prefix}.${i.path}` : i.path || prefix }));
   throw new ApiError('validation_error', 'The request is invalid.', { issues });
 }
 
-const validateInput: Check = (call) => {
-  const routeDef = call.route as RouteDef;
+const validateInput: Check<RoutedCall, ValidatedCall> = (call: RoutedCall) => {
+  const { route: routeDef } = call;
   let body: unknown = {};
-  if (MUTATIONS.has(call.method) && call.bodyText.trim() !== '') {
+  if (isMutation(call.method) && call.bodyText.trim() !== '') {
     body = parseJsonBody(call.bodyText);
   }
   const query: Record<string, unknown> = {};
@@ -127,7 +126,8 @@ const validateInput: Check = (call) => {
   const parsedQuery = validate(routeDef.query, query, '');
   routeDef.precheck?.(body);
   const parsedBody = validate(routeDef.body, body, '');
-  call.input = { params, query: parsedQuery, body: parsedBody };
+  call.validated({ params, query: parsedQuery, body: parsedBody });
+  return call;
 };
 
 function answerOf(reply: Reply): Answer {
@@ -139,29 +139,28 @@ function answerOf(reply: Reply): Answer {
 }
 
 // Not an async function: a handler that answers at once (most do) costs no extra turn.
-const execute: Stage = (call) => {
-  const routeDef = call.route as RouteDef;
-  const input = call.input as NonNullable<AppCall['input']>;
-  const reply = routeDef.handler({
-    world: call.platform,
-    tenant: call.tenant as TenantState,
-    key: call.key as KeyRec,
+const execute: Stage<ValidatedCall> = (call) => {
+  const { input } = call;
+  const reply = call.route.handler({
+    platform: call.platform,
+    tenant: call.tenant,
+    key: call.key,
     at: call.at,
     requestId: call.requestId,
-    params: input.params as never,
-    query: input.query as never,
-    body: input.body as never,
+    params: input.params,
+    query: input.query,
+    body: input.body,
   });
   return reply instanceof Promise ? reply.then(answerOf) : Promise.resolve(answerOf(reply));
 };
 
 /** The stages in order. */
-export const STAGES: readonly NamedStage[] = [
-  { name: 'authenticate', check: authenticate },
-  { name: 'route', check: route },
-  { name: 'authorize', check: authorize },
-  { name: 'idempotency', run: idempotency },
-  { name: 'validate', check: validateInput },
-  { name: 'rate_limit', check: rateLimit },
-  { name: 'execute', run: execute },
-];
+export const STAGES: readonly NamedStage[] = Pipeline.start()
+  .check('authenticate', authenticate)
+  .check('expire_idempotency', expireIdempotency)
+  .check('route', route)
+  .check('authorize', authorize)
+  .wrap('idempotency', idempotency)
+  .check('validate', validateInput)
+  .check('rate_limit', rateLimit)
+  .wrap('execute', execute).stages;

@@ -5,7 +5,7 @@
 import { PlainListParams } from '../../../models/index.js';
 import { decodeCursor, encodeCursor, filterFingerprint } from '../cursor.js';
 import { ApiError } from '../../core/errors.js';
-import { apiKeyOut } from '../../core/wire.js';
+import { apiKeyOut, apiKeyWithSecretOut } from '../../core/wire.js';
 import { IdParams, NoBody } from './shared.js';
 import { type RouteDef, define, ok } from './types.js';
 
@@ -16,9 +16,9 @@ export const API_KEY_ROUTES: RouteDef[] = [
     path: '/v1/api-keys',
     capability: 'api_keys:read',
     query: PlainListParams,
-    handler({ world, tenant, query }) {
+    handler({ platform, tenant, query }) {
       const fingerprint = filterFingerprint('api_keys', {});
-      let i = (query.cursor === undefined ? tenant.keys.length : decodeCursor(world.cursorSecret, query.cursor, fingerprint)) - 1;
+      let i = (query.cursor === undefined ? tenant.keys.length : decodeCursor(platform.cursorSecret, query.cursor, fingerprint)) - 1;
       const limit = query.limit ?? 50;
       const data = [];
       let next: string | null = null;
@@ -26,7 +26,7 @@ export const API_KEY_ROUTES: RouteDef[] = [
         const key = tenant.keys[i];
         if (!key || key.revokedAt !== null) continue;
         if (data.length === limit) {
-          next = encodeCursor(world.cursorSecret, i + 1, fingerprint);
+          next = encodeCursor(platform.cursorSecret, i + 1, fingerprint);
           break;
         }
         data.push(apiKeyOut(key));
@@ -40,15 +40,15 @@ export const API_KEY_ROUTES: RouteDef[] = [
     capability: 'api_keys:write',
     params: IdParams,
     body: NoBody,
-    handler({ world, tenant, at, params }) {
+    handler({ platform, tenant, at, params }) {
       const old = tenant.keys.find((k) => k.id === params.id);
       // Another tenant's key answers as one that exists nowhere: no answer may tell a tenant what
       // another holds (issue 21; docs/decisions.md, Errors).
       if (!old) throw new ApiError('api_key_not_found', `No API key ${params.id}.`);
       if (old.revokedAt !== null) throw new ApiError('invalid_transaction_state', 'This API key is already revoked.');
-      const key = world.issueKey(tenant, old.name, old.capabilities, at);
+      const key = platform.issueKey(tenant, old.name, old.capabilities, at);
       old.revokedAt = at;
-      return ok({ ...apiKeyOut(key), api_key: key.secret });
+      return ok(apiKeyWithSecretOut(key));
     },
   }),
 ];

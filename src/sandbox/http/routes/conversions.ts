@@ -5,7 +5,7 @@
 import { ListConversionsParams } from '../../../models/index.js';
 import { conversionOut } from '../../core/wire.js';
 import { applyConversion, getConversion, liquidateConversion } from '../../core/conversions.js';
-import { listPage } from '../list.js';
+import { listPage, userAndStatus } from '../list.js';
 import { IdParams, NoBody } from './shared.js';
 import { type RouteDef, define, ok, recordReply } from './types.js';
 import { CONVERSION } from '../../core/versions.js';
@@ -17,16 +17,15 @@ export const CONVERSION_ROUTES: RouteDef[] = [
     path: '/v1/conversions',
     capability: 'conversions:read',
     query: ListConversionsParams,
-    handler: ({ world, tenant, query }) =>
+    handler: ({ platform, tenant, query }) =>
       ok(
         listPage(
-          world,
+          platform,
           tenant.conversions,
           'conversions',
           query,
           {
-            user_id: { value: query.user_id, index: 'user_id', test: (c) => c.userId === query.user_id },
-            status: { value: query.status, index: 'status', test: (c) => c.status === query.status },
+            ...userAndStatus(query),
             transaction_type: {
               value: query.transaction_type,
               index: 'transaction_type',
@@ -50,10 +49,10 @@ export const CONVERSION_ROUTES: RouteDef[] = [
     capability: 'conversions:write',
     params: IdParams,
     body: NoBody,
-    handler({ world, tenant, at, params }) {
+    handler({ platform, tenant, at, params }) {
       const conv = getConversion(tenant, params.id);
-      applyConversion({ world, tenant, at }, conv, 'cancel');
-      return recordReply(world, 200, CONVERSION, conv);
+      applyConversion({ world: platform, tenant, at }, conv, 'cancel');
+      return recordReply(platform, 200, CONVERSION, conv);
     },
   }),
   define({
@@ -62,10 +61,10 @@ export const CONVERSION_ROUTES: RouteDef[] = [
     capability: 'conversions:write',
     params: IdParams,
     body: NoBody,
-    handler({ world, tenant, at, params }) {
+    handler({ platform, tenant, at, params }) {
       const conv = getConversion(tenant, params.id);
-      liquidateConversion({ world, tenant, at }, conv);
-      return recordReply(world, 200, CONVERSION, conv);
+      liquidateConversion({ world: platform, tenant, at }, conv);
+      return recordReply(platform, 200, CONVERSION, conv);
     },
   }),
 ];

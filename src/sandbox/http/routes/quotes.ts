@@ -5,7 +5,7 @@
 import { AcceptQuoteBody, CreateQuoteBody, ListQuotesParams } from '../../../models/index.js';
 import { quoteOut } from '../../core/wire.js';
 import { acceptQuote } from '../../core/conversions.js';
-import { listPage } from '../list.js';
+import { listPage, userAndStatus } from '../list.js';
 import { createQuote, getQuote } from '../../core/quotes.js';
 import { IdParams } from './shared.js';
 import { type RouteDef, define, ok, recordReply } from './types.js';
@@ -19,27 +19,14 @@ export const QUOTE_ROUTES: RouteDef[] = [
     capability: 'quotes:write',
     rateLimited: true,
     body: CreateQuoteBody,
-    handler: ({ world, tenant, at, body }) => recordReply(world, 201, QUOTE, createQuote({ world, tenant, at }, body)),
+    handler: ({ platform, tenant, at, body }) => recordReply(platform, 201, QUOTE, createQuote({ world: platform, tenant, at }, body)),
   }),
   define({
     method: 'GET',
     path: '/v1/quotes',
     capability: 'quotes:read',
     query: ListQuotesParams,
-    handler: ({ world, tenant, query }) =>
-      ok(
-        listPage(
-          world,
-          tenant.quotes,
-          'quotes',
-          query,
-          {
-            user_id: { value: query.user_id, index: 'user_id', test: (q) => q.userId === query.user_id },
-            status: { value: query.status, index: 'status', test: (q) => q.status === query.status },
-          },
-          quoteOut,
-        ),
-      ),
+    handler: ({ platform, tenant, query }) => ok(listPage(platform, tenant.quotes, 'quotes', query, userAndStatus(query), quoteOut)),
   }),
   define({
     method: 'GET',
@@ -54,6 +41,6 @@ export const QUOTE_ROUTES: RouteDef[] = [
     capability: 'quotes:write',
     params: IdParams,
     body: AcceptQuoteBody,
-    handler: ({ world, tenant, at, params }) => recordReply(world, 201, CONVERSION, acceptQuote({ world, tenant, at }, params.id)),
+    handler: ({ platform, tenant, at, params }) => recordReply(platform, 201, CONVERSION, acceptQuote({ world: platform, tenant, at }, params.id)),
   }),
 ];

@@ -4,7 +4,7 @@
  */
 import { CreateTransactionBody, ListTransactionsParams } from '../../../models/index.js';
 import { transactionOut } from '../../core/wire.js';
-import { listPage } from '../list.js';
+import { listPage, userAndStatus } from '../list.js';
 import { createTransaction, getTransaction } from '../../core/transactions.js';
 import { IdParams } from './shared.js';
 import { type RouteDef, define, ok, recordReply } from './types.js';
@@ -17,27 +17,14 @@ export const TRANSACTION_ROUTES: RouteDef[] = [
     path: '/v1/transactions',
     capability: 'transactions:write',
     body: CreateTransactionBody,
-    handler: ({ world, tenant, at, body }) => recordReply(world, 201, TRANSACTION, createTransaction({ world, tenant, at }, body.quote_id)),
+    handler: ({ platform, tenant, at, body }) => recordReply(platform, 201, TRANSACTION, createTransaction({ world: platform, tenant, at }, body.quote_id)),
   }),
   define({
     method: 'GET',
     path: '/v1/transactions',
     capability: 'transactions:read',
     query: ListTransactionsParams,
-    handler: ({ world, tenant, query }) =>
-      ok(
-        listPage(
-          world,
-          tenant.transactions,
-          'transactions',
-          query,
-          {
-            user_id: { value: query.user_id, index: 'user_id', test: (t) => t.userId === query.user_id },
-            status: { value: query.status, index: 'status', test: (t) => t.status === query.status },
-          },
-          transactionOut,
-        ),
-      ),
+    handler: ({ platform, tenant, query }) => ok(listPage(platform, tenant.transactions, 'transactions', query, userAndStatus(query), transactionOut)),
   }),
   define({
     method: 'GET',

@@ -30,7 +30,7 @@ export const USER_ROUTES: RouteDef[] = [
     path: '/v1/users',
     capability: 'users:create',
     body: CreateUserBody,
-    handler({ world, tenant, at, body }) {
+    handler({ platform, tenant, at, body }) {
       const cpf = normalizeCpf(body.document_number);
       if (cpf === null || !isValidCpf(cpf)) {
         throw new ApiError('invalid_cpf', 'The CPF is malformed or its check digits are wrong.', {
@@ -40,7 +40,7 @@ export const USER_ROUTES: RouteDef[] = [
       if (tenant.cpfIndex.has(cpf)) throw new ApiError('duplicate_cpf', 'A user with this CPF already exists.');
       if (tenant.externalIdIndex.has(body.external_id)) throw new ApiError('duplicate_external_id', 'A user with this external_id already exists.');
       const user: UserRec = {
-        id: world.random.uuid(),
+        id: platform.random.uuid(),
         seq: 0,
         externalId: body.external_id,
         name: body.name,
@@ -55,15 +55,15 @@ export const USER_ROUTES: RouteDef[] = [
         updatedAt: at,
         deletedAt: null,
         submission: null,
-        walletId: world.random.uuid(),
+        walletId: platform.random.uuid(),
         balance: '0.000000',
         walletUpdatedAt: at,
       };
       tenant.users.insert(user);
       tenant.cpfIndex.set(cpf, user.id);
       tenant.externalIdIndex.set(user.externalId, user.id);
-      if (body.start_kyc !== false) applyKyc({ world, tenant, at }, user, 'start');
-      return recordReply(world, 201, USER, user);
+      if (body.start_kyc !== false) applyKyc({ world: platform, tenant, at }, user, 'start');
+      return recordReply(platform, 201, USER, user);
     },
   }),
   define({
@@ -71,11 +71,11 @@ export const USER_ROUTES: RouteDef[] = [
     path: '/v1/users',
     capability: 'users:read',
     query: ListUsersParams,
-    handler({ world, tenant, query }) {
+    handler({ platform, tenant, query }) {
       const cpf = query.cpf === undefined ? undefined : (normalizeCpf(query.cpf) ?? query.cpf);
       return ok(
         listPage(
-          world,
+          platform,
           tenant.users,
           'users',
           query,
@@ -112,7 +112,7 @@ export const USER_ROUTES: RouteDef[] = [
         });
       }
     },
-    handler({ world, tenant, at, params, body }) {
+    handler({ platform, tenant, at, params, body }) {
       const user = liveUser(tenant, params.id);
       if (body.external_id !== undefined && body.external_id !== user.externalId) {
         if (tenant.externalIdIndex.has(body.external_id)) throw new ApiError('duplicate_external_id', 'A user with this external_id already exists.');
@@ -125,7 +125,7 @@ export const USER_ROUTES: RouteDef[] = [
       if (body.date_of_birth !== undefined) user.dateOfBirth = body.date_of_birth;
       if (body.metadata !== undefined) user.metadata = body.metadata;
       user.updatedAt = at;
-      return recordReply(world, 200, USER, user);
+      return recordReply(platform, 200, USER, user);
     },
   }),
   define({
@@ -133,13 +133,13 @@ export const USER_ROUTES: RouteDef[] = [
     path: '/v1/users/:id',
     capability: 'users:write',
     params: IdParams,
-    handler({ world, tenant, at, params }) {
+    handler({ platform, tenant, at, params }) {
       const user = liveUser(tenant, params.id);
       tenant.users.update(user, (u) => {
         u.deletedAt = at;
         u.updatedAt = at;
       });
-      const scope = { world, tenant, at };
+      const scope = { world: platform, tenant, at };
       // Deleting a user cancels its open offers: active quotes and transactions awaiting payment.
       const all = Number.MAX_SAFE_INTEGER;
       for (const q of tenant.quotes.page({ index: ['user_id', user.id], limit: all }).items) if (q.status === 'active') moveQuote(scope, q, 'user_deleted');

@@ -1,6 +1,6 @@
 /**
  * The marker of an injected network fault, on its own so that adapters (msw, the server) can
- * recognise it without loading the engine.
+ * recognise it without loading the sandbox.
  * @module
  */
 

@@ -8,6 +8,7 @@ import type { Platform } from '../../core/platform.js';
 import type { SandboxPlugin } from '../../http/plugin.js';
 import { webhookRoutes } from './routes.js';
 import { WebhookService } from './service.js';
+import { WEBHOOKS_EXTENSION } from './store.js';
 import { webhookTestApi } from './test-api.js';
 import type { TenantState } from '../../core/state.js';
 import type { DeliveryRec, EndpointRec, SandboxWebhooks, WebhookDeliveryOptions, WebhookTransport } from './types.js';
@@ -31,11 +32,11 @@ export function webhooksPlugin(
 ): SandboxPlugin<SandboxWebhooks> & { records: WebhookRecords } {
   const service = new WebhookService(platform, transport, options, deliveryLogSize);
   const records: WebhookRecords = {
-    of: (tenant) =>
-      tenant.extensions['webhooks'] === undefined
-        ? { endpoints: [], deliveries: [] }
-        : { endpoints: service.store(tenant).endpoints.all(), deliveries: service.store(tenant).deliveries.all() },
-    delivery: (tenant, id) => (tenant.extensions['webhooks'] === undefined ? undefined : service.store(tenant).deliveries.get(id)),
+    of: (tenant) => {
+      const store = service.storeIfAny(tenant);
+      return store === undefined ? { endpoints: [], deliveries: [] } : { endpoints: store.endpoints.all(), deliveries: store.deliveries.all() };
+    },
+    delivery: (tenant, id) => service.storeIfAny(tenant)?.deliveries.get(id),
     subscribe(listener) {
       service.changes.add(listener);
       return () => service.changes.delete(listener);
@@ -43,8 +44,8 @@ export function webhooksPlugin(
   };
   // Stored as rows of their own (a stored sandbox); in a snapshot they sit in `extensions.webhooks`.
   const kinds: RecordTable = {
-    webhook_endpoint: { collection: (t) => (t.extensions['webhooks'] === undefined ? undefined : service.store(t).endpoints), at: { extension: 'webhooks', field: 'endpoints' } },
-    webhook_delivery: { collection: (t) => (t.extensions['webhooks'] === undefined ? undefined : service.store(t).deliveries), at: { extension: 'webhooks', field: 'deliveries' } },
+    webhook_endpoint: { collection: (t) => service.storeIfAny(t)?.endpoints, at: { extension: WEBHOOKS_EXTENSION, field: 'endpoints' } },
+    webhook_delivery: { collection: (t) => service.storeIfAny(t)?.deliveries, at: { extension: WEBHOOKS_EXTENSION, field: 'deliveries' } },
   };
   return { api: webhookTestApi(platform, service), routes: webhookRoutes(service), timers: service.timers, recordKinds: kinds, records, close: (reason) => service.close(reason) };
 }

@@ -37,8 +37,8 @@ const read = { capability: 'webhooks:read' } as const;
 const write = { capability: 'webhooks:write' } as const;
 
 /** Production keeps the reference's rule: https only (http:// is for loopback receivers of the sandbox). */
-function checkUrl(world: World, url: string | undefined): void {
-  if (url !== undefined && world.settings.environment === 'production' && !/^https:/i.test(url)) throw invalid('url', 'Expected an https:// URL');
+function checkUrl(platform: World, url: string | undefined): void {
+  if (url !== undefined && platform.settings.environment === 'production' && !/^https:/i.test(url)) throw invalid('url', 'Expected an https:// URL');
 }
 
 /** Webhook endpoint and delivery routes, over one delivery service. */
@@ -49,16 +49,16 @@ export function webhookRoutes(webhooks: WebhookService): RouteDef[] {
       method: 'POST',
       path: '/v1/webhook_endpoints',
       body: CreateWebhookEndpointBody,
-      handler({ world, tenant, at, body }) {
-        checkUrl(world, body.url);
+      handler({ platform, tenant, at, body }) {
+        checkUrl(platform, body.url);
         const endpoint = webhooks.store(tenant).addEndpoint({
-          id: world.random.uuid(),
+          id: platform.random.uuid(),
           seq: 0,
           url: body.url,
           status: 'active',
           eventTypes: [...new Set(body.event_types)],
           description: body.description ?? null,
-          secret: newSecret(world.random),
+          secret: newSecret(platform.random),
           previousSecret: null,
           previousSecretExpiresAt: null,
           createdAt: at,
@@ -73,9 +73,9 @@ export function webhookRoutes(webhooks: WebhookService): RouteDef[] {
       method: 'GET',
       path: '/v1/webhook_endpoints',
       query: PlainListParams,
-      handler: ({ world, tenant, query }) =>
+      handler: ({ platform, tenant, query }) =>
         ok(
-          listPage(world, webhooks.store(tenant).endpoints, 'webhook_endpoints', query, {}, endpointOut, {
+          listPage(platform, webhooks.store(tenant).endpoints, 'webhook_endpoints', query, {}, endpointOut, {
             index: ['live', '1'],
             test: () => true,
           }),
@@ -94,9 +94,9 @@ export function webhookRoutes(webhooks: WebhookService): RouteDef[] {
       path: '/v1/webhook_endpoints/:id',
       params: IdParams,
       body: UpdateWebhookEndpointBody,
-      handler({ world, tenant, at, params, body }) {
+      handler({ platform, tenant, at, params, body }) {
         const endpoint = liveEndpoint(webhooks, tenant, params.id);
-        checkUrl(world, body.url);
+        checkUrl(platform, body.url);
         webhooks
           .store(tenant)
           .endpoints.update(endpoint, (e) => {
@@ -131,7 +131,7 @@ export function webhookRoutes(webhooks: WebhookService): RouteDef[] {
       path: '/v1/webhook_endpoints/:id/rotate_secret',
       params: IdParams,
       body: RotateWebhookSecretBody,
-      handler({ world, tenant, at, params, body }) {
+      handler({ platform, tenant, at, params, body }) {
         const endpoint = liveEndpoint(webhooks, tenant, params.id);
         const grace = body.grace_period_seconds ?? DEFAULT_GRACE_SECONDS;
         webhooks
@@ -140,7 +140,7 @@ export function webhookRoutes(webhooks: WebhookService): RouteDef[] {
             // A second rotation within the grace period drops the oldest secret: two sign at most.
             e.previousSecret = grace > 0 ? e.secret : null;
             e.previousSecretExpiresAt = grace > 0 ? at + grace * 1000 : null;
-            e.secret = newSecret(world.random);
+            e.secret = newSecret(platform.random);
             e.updatedAt = at;
           });
         const expires = endpoint.previousSecretExpiresAt;
@@ -153,12 +153,12 @@ export function webhookRoutes(webhooks: WebhookService): RouteDef[] {
       path: '/v1/webhook_endpoints/:id/deliveries',
       params: IdParams,
       query: ListWebhookDeliveriesParams,
-      handler({ world, tenant, params, query }) {
+      handler({ platform, tenant, params, query }) {
         const endpoint = liveEndpoint(webhooks, tenant, params.id);
         const id = endpoint.id;
         return ok(
           listPage(
-            world,
+            platform,
             webhooks.store(tenant).deliveries,
             `webhook_deliveries:${id}`,
             query,

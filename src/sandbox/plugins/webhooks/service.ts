@@ -154,13 +154,18 @@ export class WebhookService {
     return this.stores.of(tenant);
   }
 
+  /** The webhook store of a tenant that ever had an endpoint, or `undefined` (nothing is added to the tenant). */
+  storeIfAny(tenant: TenantState): WebhookStore | undefined {
+    return this.stores.find(tenant);
+  }
+
   // --- delivery -------------------------------------------------------------------------
 
   #onEvent(event: SandboxEvent, tenantId: string): void {
     const tenant = this.#platform.tenants.get(tenantId);
     // No endpoint was ever created in this tenant: nothing to do (and nothing added to its state).
-    if (!tenant || tenant.extensions['webhooks'] === undefined) return;
-    const store = this.store(tenant);
+    const store = tenant === undefined ? undefined : this.storeIfAny(tenant);
+    if (tenant === undefined || store === undefined) return;
     const at = Date.parse(event.created_at);
     // The deliveries of an event share its log entry, which rebuilds the body (not a copy each).
     const logged = this.#platform.lastLogged;
@@ -309,7 +314,7 @@ export class WebhookService {
   /** The timer of a delivery attempt: due while the delivery is pending (restore re-creates it). */
   readonly timers: TimerTable = {
     [ATTEMPT_TIMER]: timer<DeliveryRec>({
-      load: (tenant) => (tenant.extensions['webhooks'] === undefined ? undefined : this.store(tenant).deliveries),
+      load: (tenant) => this.storeIfAny(tenant)?.deliveries,
       due: (d) => (d.status === 'pending' ? d.nextAttemptAt : null),
       fire: ({ tenant }, d) => this.#due(tenant, d),
     }),

@@ -27,11 +27,17 @@ export interface WebhookStore {
   addDelivery(rec: DeliveryRec): DeliveryRec;
 }
 
-const KEY = 'webhooks';
+/** Where a tenant keeps its webhook records: `tenant.extensions.webhooks` (a snapshot carries it). */
+export const WEBHOOKS_EXTENSION = 'webhooks';
+
+// The tenant's webhook records, or `undefined` when it never had an endpoint: the one reader of the extension.
+function storedState(tenant: TenantState): StoredState | undefined {
+  return tenant.extensions[WEBHOOKS_EXTENSION] as StoredState | undefined;
+}
 
 function build(tenant: TenantState, keep: number): WebhookStore {
-  let data = tenant.extensions[KEY] as StoredState | undefined;
-  if (!data) tenant.extensions[KEY] = data = { endpoints: [], deliveries: [] };
+  let data = storedState(tenant);
+  if (!data) tenant.extensions[WEBHOOKS_EXTENSION] = data = { endpoints: [], deliveries: [] };
   const state = data;
   const endpoints = new Collection<EndpointRec>({ live: (e) => (e.deletedAt === null ? '1' : null) });
   const deliveries = new Collection<DeliveryRec>({
@@ -90,6 +96,11 @@ export class WebhookStores {
     let store = this.#stores.get(tenant);
     if (!store) this.#stores.set(tenant, (store = build(tenant, this.keep)));
     return store;
+  }
+
+  /** The webhook store of a tenant that has webhook records, or `undefined` (nothing is added to a tenant that never had an endpoint). */
+  find(tenant: TenantState): WebhookStore | undefined {
+    return storedState(tenant) === undefined ? undefined : this.of(tenant);
   }
 }
 

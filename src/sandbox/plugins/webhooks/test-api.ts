@@ -12,8 +12,9 @@ import type { PendingDelivery, SandboxWebhooks } from './types.js';
 function pendingDeliveries(platform: Platform, service: WebhookService, tenantId?: string): PendingDelivery[] {
   const out: PendingDelivery[] = [];
   for (const tenant of platform.tenants.values()) {
-    if ((tenantId !== undefined && tenant.id !== tenantId) || tenant.extensions['webhooks'] === undefined) continue;
-    const store = service.store(tenant);
+    if (tenantId !== undefined && tenant.id !== tenantId) continue;
+    const store = service.storeIfAny(tenant);
+    if (store === undefined) continue;
     for (const d of store.deliveries.page({ index: ['pending', '1'], limit: Infinity }).items.reverse()) {
       let lastError: string | null = null;
       for (let i = d.attempts.length - 1; i >= 0 && lastError === null; i--) lastError = d.attempts[i]?.error ?? null;

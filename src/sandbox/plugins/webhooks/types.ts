@@ -8,7 +8,7 @@ import type { EventJson } from '../../core/event-log.js';
 import type { SandboxEvent } from '../../core/state.js';
 import type { DeliveryConcurrency } from './dispatcher.js';
 
-/** A webhook endpoint as stored. The secrets never leave the engine except in the create and rotate answers. */
+/** A webhook endpoint as stored. The secrets never leave the sandbox except in the create and rotate answers. */
 export interface EndpointRec {
   id: string;
   seq: number;
