@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { CONVERSION_MACHINE, KYC_MACHINE, QUOTE_MACHINE, TRANSACTION_MACHINE, type Machine, step } from '../../../src/sandbox/core/machines.js';
 import { ApiError } from '../../../src/sandbox/core/errors.js';
 import { createSandbox } from '../../../src/sandbox/index.js';
-import { approvedUser, cpf, onrampBody, raw } from '../raw.js';
+import { approvedUser, raw } from '../raw.js';
+import { cpf, onrampBody } from '../../support/fixtures.js';
 
 const START = '2026-05-01T00:00:00Z';
 

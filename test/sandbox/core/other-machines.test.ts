@@ -3,7 +3,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { T0, expectCode, setup } from '../fixture.js';
-import { cpf } from '../raw.js';
+import { cpf } from '../../support/fixtures.js';
 
 const MIN = 60_000;
 const DAY = 86_400_000;

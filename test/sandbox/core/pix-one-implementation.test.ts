@@ -7,7 +7,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as pix from '../../../src/pix/index.js';
 import { createSandbox, isValidCnpj, isValidCpf, SANDBOX_PIX_EVP, SANDBOX_PIX_PHONE } from '../../../src/sandbox/index.js';
-import { approvedUser, offrampBody, onrampBody, raw } from '../raw.js';
+import { approvedUser, raw } from '../raw.js';
+import { offrampBody, onrampBody } from '../../support/fixtures.js';
 
 const START = '2026-05-01T00:00:00Z';
 

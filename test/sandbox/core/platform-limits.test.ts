@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { PixUsdt } from '../../../src/index.js';
 import { type Fixture, expectCode, setup } from '../fixture.js';
-import { WALLET, cpf } from '../raw.js';
+import { cpf, onrampBody } from '../../support/fixtures.js';
 
 /** A fresh tenant's 200 BRL onramp accept, through its own key. */
 async function acceptInNewTenant(f: Fixture): Promise<{ conversion?: unknown; error?: unknown }> {
@@ -14,14 +14,7 @@ async function acceptInNewTenant(f: Fixture): Promise<{ conversion?: unknown; er
   const client = new PixUsdt({ apiKey: tenant.apiKey, fetch: f.sandbox.fetch, maxRetries: 0 });
   const user = await client.users.create({ external_id: 'other-1', name: 'Other Tenant', document_type: 'cpf', document_number: cpf(77) });
   await client.testHelpers.users.kyc(user.id, { status: 'approved' });
-  const quote = await client.quotes.create({
-    user_id: user.id,
-    source_currency: 'BRL',
-    target_currency: 'USDT',
-    source_amount: '200.00',
-    destination_wallet_address: WALLET,
-    destination_wallet_network: 'polygon',
-  });
+  const quote = await client.quotes.create(onrampBody(user.id, '200.00'));
   return client.quotes.accept(quote.id).then(
     (conversion) => ({ conversion }),
     (error: unknown) => ({ error }),

@@ -17,7 +17,7 @@ import { internalsOf } from '../../../src/sandbox/sandbox.js';
 import type { TenantState } from '../../../src/sandbox/core/state.js';
 import { PackedEvent } from '../../../src/sandbox/core/event-log.js';
 import type { MemoryEventLog, MemoryIdempotency } from '../../../src/sandbox/core/logs.js';
-import { WALLET, cpf } from '../raw.js';
+import { cpf, onrampBody } from '../../support/fixtures.js';
 
 const T0 = Date.parse('2026-03-02T12:00:00.000Z');
 const BIG = { daily: '1000000000000', monthly: '1000000000000' };
@@ -37,7 +37,7 @@ function loop(options: SandboxOptions): { sandbox: Sandbox; client: PixUsdt; ten
         const k = ++n;
         const user = await client.users.create({ external_id: `r${k}`, name: 'Loop', document_type: 'cpf', document_number: cpf(k) });
         await client.testHelpers.users.kyc(user.id, { status: 'approved' });
-        const quote = await client.quotes.create({ user_id: user.id, source_currency: 'BRL', target_currency: 'USDT', source_amount: '100.00', destination_wallet_address: WALLET, destination_wallet_network: 'polygon' });
+        const quote = await client.quotes.create(onrampBody(user.id, '100.00'));
         const conversion = await client.quotes.accept(quote.id, {}, { idempotencyKey: `accept-${k}` });
         await client.testHelpers.conversions.simulateOnrampPixPaid(conversion.id, { settle: true });
         await client.conversions.retrieve(conversion.id);

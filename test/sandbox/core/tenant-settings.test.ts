@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type Sandbox, type SandboxSnapshot, createSandbox } from '../../../src/sandbox/index.js';
-import { approvedUser, onrampBody, offrampBody, raw } from '../raw.js';
+import { approvedUser, raw } from '../raw.js';
+import { onrampBody, offrampBody } from '../../support/fixtures.js';
 import { snapshotRecords } from '../../support/records.js';
 
 const NOW = '2026-03-02T12:00:00Z';

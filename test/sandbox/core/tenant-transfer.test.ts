@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { PixUsdt } from '../../../src/index.js';
 import { constructEvent } from '../../../src/webhooks/index.js';
 import { MAX_TENANT_DOCUMENT_CHARS, type Sandbox, type TenantDocument, TenantDocumentError, createSandbox } from '../../../src/sandbox/index.js';
-import { WALLET, cpf } from '../raw.js';
+import { cpf, onrampBody } from '../../support/fixtures.js';
 import { storedSandbox } from '../../support/stored.js';
 import { documentRecords } from '../../support/records.js';
 import type { TenantDocumentRecords } from '../../../src/sandbox/core/transfer.js';
@@ -25,7 +25,7 @@ async function populate(sandbox: Sandbox, apiKey = sandbox.apiKey): Promise<{ cl
   const user = await client.users.create({ external_id: 'ext-1', name: 'Ana', document_type: 'cpf', document_number: cpf(1) });
   await client.testHelpers.users.kyc(user.id, { status: 'approved' });
   const quote = await client.quotes.create(
-    { user_id: user.id, source_currency: 'BRL', target_currency: 'USDT', source_amount: '540.00', destination_wallet_address: WALLET, destination_wallet_network: 'polygon' },
+    onrampBody(user.id),
     { idempotencyKey: 'quote-1' },
   );
   const conv = await client.quotes.accept(quote.id);
@@ -101,7 +101,7 @@ describe.each([
     // The stored answer of the quote's Idempotency-Key came along.
     const replay = await forkClient.quotes
       .create(
-        { user_id: users.data[0]!.id, source_currency: 'BRL', target_currency: 'USDT', source_amount: '540.00', destination_wallet_address: WALLET, destination_wallet_network: 'polygon' },
+        onrampBody(users.data[0]!.id),
         { idempotencyKey: 'quote-1' },
       )
       .withResponse();

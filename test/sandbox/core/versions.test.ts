@@ -10,7 +10,7 @@ import { CONVERSION, QUOTE, TRANSACTION, USER, type VersionKind } from '../../..
 import type { Stamped } from '../../../src/sandbox/core/versions.js';
 import { internalsOf } from '../../../src/sandbox/sandbox.js';
 import { type Sandbox, createSandbox } from '../../../src/sandbox/index.js';
-import { WALLET, cpf } from '../raw.js';
+import { cpf, onrampBody } from '../../support/fixtures.js';
 import { snapshotRecords } from '../../support/records.js';
 
 const T0 = Date.parse('2026-03-02T12:00:00.000Z');
@@ -54,7 +54,7 @@ describe('record versions', () => {
     const w = world();
     const user = await w.call('POST', '/v1/users', { external_id: 'u1', name: 'Ana', document_type: 'cpf', document_number: cpf(1), email: 'ana@example.com', metadata: { a: '1' } });
     await w.call('POST', `/v1/test_helpers/users/${user.json['id'] as string}/kyc`, { status: 'approved' });
-    const quote = await w.call('POST', '/v1/quotes', { user_id: user.json['id'], source_currency: 'BRL', target_currency: 'USDT', source_amount: '100.00', destination_wallet_address: WALLET, destination_wallet_network: 'polygon' });
+    const quote = await w.call('POST', '/v1/quotes', onrampBody(user.json['id'] as string, '100.00'));
     await w.call('POST', `/v1/quotes/${quote.json['id'] as string}/accept`, {});
     const { platform } = internalsOf(w.sandbox) ?? expect.fail('no internals');
     const tenant = platform.tenants.get(w.sandbox.tenantId) ?? expect.fail('no tenant');
@@ -63,7 +63,7 @@ describe('record versions', () => {
       [QUOTE as unknown as VersionKind<never>, tenant.quotes.all()[0]],
       [CONVERSION as unknown as VersionKind<never>, tenant.conversions.all()[0]],
     ];
-    const tx = await w.call('POST', '/v1/quotes', { user_id: user.json['id'], source_currency: 'BRL', target_currency: 'USDT', source_amount: '10.00', destination_wallet_address: WALLET, destination_wallet_network: 'polygon' });
+    const tx = await w.call('POST', '/v1/quotes', onrampBody(user.json['id'] as string, '10.00'));
     await w.call('POST', '/v1/transactions', { quote_id: tx.json['id'] });
     kinds.push([TRANSACTION as unknown as VersionKind<never>, tenant.transactions.all()[0]]);
     for (const [kind, record] of kinds) {
@@ -85,12 +85,12 @@ describe('record versions', () => {
     await w.call('PATCH', `/v1/users/${id}`, { name: 'Ana Maria', email: 'ana@example.com', date_of_birth: '1990-01-02', external_id: 'u1-b', metadata: { plan: 'silver' } });
     await w.sandbox.clock.advance({ minutes: 1 });
     await w.call('PATCH', `/v1/users/${id}`, { name: 'Ana M.' });
-    const quote = await w.call('POST', '/v1/quotes', { user_id: id, source_currency: 'BRL', target_currency: 'USDT', source_amount: '100.00', destination_wallet_address: WALLET, destination_wallet_network: 'polygon' });
+    const quote = await w.call('POST', '/v1/quotes', onrampBody(id, '100.00'));
     const tx = await w.call('POST', '/v1/transactions', { quote_id: quote.json['id'] });
     expect(tx.status).toBe(201);
     await w.sandbox.clock.advance({ seconds: 5 });
     await w.call('POST', `/v1/test_helpers/transactions/${tx.json['id'] as string}/pay`, { settle: true });
-    const second = await w.call('POST', '/v1/quotes', { user_id: id, source_currency: 'BRL', target_currency: 'USDT', source_amount: '50.00', destination_wallet_address: WALLET, destination_wallet_network: 'polygon' });
+    const second = await w.call('POST', '/v1/quotes', onrampBody(id, '50.00'));
     const unpaid = await w.call('POST', '/v1/transactions', { quote_id: second.json['id'] });
     await w.sandbox.clock.advance({ minutes: 16 }); // the payment window passes: expired
     const other = await w.call('POST', '/v1/users', { external_id: 'u2', name: 'Bia', document_type: 'cpf', document_number: cpf(2) });
@@ -107,7 +107,7 @@ describe('record versions', () => {
     const w = world();
     const user = await w.call('POST', '/v1/users', { external_id: 'u1', name: 'Ana', document_type: 'cpf', document_number: cpf(1) });
     await w.call('POST', `/v1/test_helpers/users/${user.json['id'] as string}/kyc`, { status: 'approved' });
-    const quote = await w.call('POST', '/v1/quotes', { user_id: user.json['id'], source_currency: 'BRL', target_currency: 'USDT', source_amount: '100.00', destination_wallet_address: WALLET, destination_wallet_network: 'polygon' });
+    const quote = await w.call('POST', '/v1/quotes', onrampBody(user.json['id'] as string, '100.00'));
     const accepted = await w.call('POST', `/v1/quotes/${quote.json['id'] as string}/accept`, {}, 'accept-1');
     await w.sandbox.clock.advance({ seconds: 30 });
     await w.call('POST', `/v1/test_helpers/conversions/${accepted.json['id'] as string}/simulate-onramp-pix-paid`, { settle: true });
@@ -133,7 +133,7 @@ describe('record versions', () => {
     const w = world();
     const user = await w.call('POST', '/v1/users', { external_id: 'u1', name: 'Ana', document_type: 'cpf', document_number: cpf(1) });
     await w.call('POST', `/v1/test_helpers/users/${user.json['id'] as string}/kyc`, { status: 'approved' });
-    const quote = await w.call('POST', '/v1/quotes', { user_id: user.json['id'], source_currency: 'BRL', target_currency: 'USDT', source_amount: '100.00', destination_wallet_address: WALLET, destination_wallet_network: 'polygon' });
+    const quote = await w.call('POST', '/v1/quotes', onrampBody(user.json['id'] as string, '100.00'));
     await w.call('POST', `/v1/quotes/${quote.json['id'] as string}/accept`, {});
     const snapshot = snapshotRecords(w.sandbox.snapshot());
     const stored = snapshot.tenants.find((t) => t.id === w.sandbox.tenantId)?.idempotency ?? [];

@@ -5,7 +5,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createSandbox } from '../../../src/sandbox/index.js';
 import { T0, setup } from '../fixture.js';
-import { approvedUser, cpf, offrampBody, raw } from '../raw.js';
+import { approvedUser, raw } from '../raw.js';
+import { cpf, offrampBody } from '../../support/fixtures.js';
 
 const MIN = 60_000;
 const DAY = 86_400_000;

@@ -9,7 +9,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type Sandbox, createSandbox, ERROR_STATUS } from '../../../src/sandbox/index.js';
-import { type RawAnswer, approvedUser, cpf, offrampBody, onrampBody, raw } from '../raw.js';
+import { type RawAnswer, approvedUser, raw } from '../raw.js';
+import { cpf, offrampBody, onrampBody } from '../../support/fixtures.js';
 import { storedSandbox } from '../../support/stored.js';
 
 const seen = new Set<string>();

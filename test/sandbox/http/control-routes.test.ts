@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { createSandbox } from '../../../src/sandbox/index.js';
 import type { Sandbox } from '../../../src/sandbox/index.js';
-import { cpf } from '../../support/fixtures.js';
+import { cpf, onrampBody } from '../../support/fixtures.js';
 
 interface Answer {
   status: number;
@@ -26,14 +26,7 @@ async function call(sandbox: Sandbox, method: string, path: string, body?: unkno
 async function quote(sandbox: Sandbox, n: number, amount = '540.00'): Promise<Answer> {
   const user = await call(sandbox, 'POST', '/v1/users', { external_id: `u${n}`, name: 'Ana Souza', document_type: 'cpf', document_number: cpf(n) });
   await call(sandbox, 'POST', `/v1/test_helpers/users/${String(user.json['id'])}/kyc`, { status: 'approved' });
-  return call(sandbox, 'POST', '/v1/quotes', {
-    user_id: user.json['id'],
-    source_currency: 'BRL',
-    target_currency: 'USDT',
-    source_amount: amount,
-    destination_wallet_address: '0x52908400098527886E0F7030069857D2E4169EE7',
-    destination_wallet_network: 'polygon',
-  });
+  return call(sandbox, 'POST', '/v1/quotes', onrampBody(String(user.json['id']), amount));
 }
 
 function errorCode(answer: Answer): unknown {

@@ -7,7 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { createSandbox } from '../../../src/sandbox/index.js';
 import { ALL_ROUTES } from '../../../src/sandbox/routes.js';
-import { type RawAnswer, approvedUser, onrampBody, raw } from '../raw.js';
+import { type RawAnswer, approvedUser, raw } from '../raw.js';
+import { onrampBody } from '../../support/fixtures.js';
 
 const NOWHERE = '5f0c1d2e-3b4a-4c5d-8e6f-708192a3b4c5';
 

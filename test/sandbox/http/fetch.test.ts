@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type Sandbox, createSandbox } from '../../../src/sandbox/index.js';
-import { cpf } from '../raw.js';
+import { cpf } from '../../support/fixtures.js';
 
 const ORIGIN = 'https://sandbox.pix-usdt.local';
 const pair = (): [Sandbox, Sandbox] => [createSandbox({ seed: 'fetch', now: '2026-03-02T12:00:00Z' }), createSandbox({ seed: 'fetch', now: '2026-03-02T12:00:00Z' })];

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createSandbox } from '../../../src/sandbox/index.js';
-import { approvedUser, offrampBody, raw } from '../raw.js';
+import { approvedUser, raw } from '../raw.js';
+import { offrampBody } from '../../support/fixtures.js';
 import { T0, expectCode, setup } from '../fixture.js';
 import { snapshotRecords } from '../../support/records.js';
 

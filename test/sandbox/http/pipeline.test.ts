@@ -10,7 +10,8 @@ import { type AppCall, type AuthenticatedCall, type Check, Pipeline, type Routed
 import type { RouteContext } from '../../../src/sandbox/http/routes/types.js';
 import { STAGES } from '../../../src/sandbox/http/stages.js';
 import { snapshotRecords } from '../../support/records.js';
-import { cpf, raw } from '../raw.js';
+import { raw } from '../raw.js';
+import { cpf } from '../../support/fixtures.js';
 
 const NOW = '2026-05-01T00:00:00Z';
 const TEST_KEY = `sk_test_${'a1'.repeat(16)}`;

@@ -13,7 +13,8 @@ import {
   SANDBOX_PIX_PHONE,
   createSandbox,
 } from '../../../src/sandbox/index.js';
-import { approvedUser, cpf, offrampBody, raw } from '../raw.js';
+import { approvedUser, raw } from '../raw.js';
+import { cpf, offrampBody } from '../../support/fixtures.js';
 
 const NOW = '2026-05-01T00:00:00Z';
 

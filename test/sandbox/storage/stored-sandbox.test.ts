@@ -21,7 +21,7 @@ import {
   createStoredSandbox,
   hasStoredSandbox,
 } from 'pix-usdt/sandbox';
-import { approvedUser, onramp } from '../plugins/webhooks/helpers.js';
+import { approvedUser, onrampBody } from '../../support/fixtures.js';
 
 const T0 = '2026-03-02T12:00:00.000Z';
 const OPTIONS: StoredSandboxOptions = { seed: 'factory', now: T0, quoteRateLimit: 0 };
@@ -68,7 +68,7 @@ describe('createStoredSandbox (pix-usdt/sandbox) over libsql', () => {
     expect(hasStoredSandbox(first.driver)).toBe(true);
     const client = new PixUsdt({ apiKey: a.apiKey, fetch: a.fetch, maxRetries: 0 });
     const userId = await approvedUser(client, 1);
-    const quote = await client.quotes.create(onramp(userId));
+    const quote = await client.quotes.create(onrampBody(userId));
     const conversion = await client.quotes.accept(quote.id, {}, { idempotencyKey: 'accept-1' });
     // Paid: settles when the settlement delay (60 s) has passed on the tenant's clock, a timer.
     await client.testHelpers.conversions.simulateOnrampPixPaid(conversion.id);
@@ -99,7 +99,7 @@ describe('createStoredSandbox (pix-usdt/sandbox) over libsql', () => {
     const first = connect(file);
     const a = open(first.driver);
     const client = new PixUsdt({ apiKey: a.apiKey, fetch: a.fetch, maxRetries: 0 });
-    const quote = await client.quotes.create(onramp(await approvedUser(client, 8)));
+    const quote = await client.quotes.create(onrampBody(await approvedUser(client, 8)));
     // A quote expires without an event: only the advance says the tenant changed.
     await a.clock.advance({ minutes: 10 });
     await a.close();
@@ -116,7 +116,7 @@ describe('createStoredSandbox (pix-usdt/sandbox) over libsql', () => {
     const sandbox = open(driver, { seed: 'alarm', settlementDelaySeconds: 0.2, arm: (at) => armed.push(at) });
     const client = new PixUsdt({ apiKey: sandbox.apiKey, fetch: sandbox.fetch, maxRetries: 0 });
     const userId = await approvedUser(client, 2);
-    const conversion = await client.quotes.accept((await client.quotes.create(onramp(userId))).id);
+    const conversion = await client.quotes.accept((await client.quotes.create(onrampBody(userId))).id);
     const paidAt = Date.now();
     await client.testHelpers.conversions.simulateOnrampPixPaid(conversion.id);
     expect(armed.length).toBeGreaterThan(0);
@@ -138,7 +138,7 @@ describe('createStoredSandbox (pix-usdt/sandbox) over libsql', () => {
     const held: Array<() => void> = [];
     const sandbox = open(driver, { ...OPTIONS, defer: (fn) => (hold ? held.push(fn) : setImmediate(fn)) });
     const client = new PixUsdt({ apiKey: sandbox.apiKey, fetch: sandbox.fetch, maxRetries: 0 });
-    const conversion = await client.quotes.accept((await client.quotes.create(onramp(await approvedUser(client, 7)))).id);
+    const conversion = await client.quotes.accept((await client.quotes.create(onrampBody(await approvedUser(client, 7)))).id);
     /** The conversion's status as another connection reads it from the database now. */
     const stored = async (): Promise<string> => {
       const view = createStoredSandbox(connect(file).driver, OPTIONS);

@@ -6,6 +6,7 @@
 import { PixUsdt, type RetryEvent } from 'pix-usdt';
 import { describe, expect, it } from 'vitest';
 import { createSandbox } from '../../../src/sandbox/index.js';
+import { onrampBody } from '../../support/fixtures.js';
 
 const START = Date.parse('2026-05-01T00:00:00Z');
 
@@ -43,7 +44,7 @@ describe('sandbox.clientOptions()', () => {
     const client = new PixUsdt(sandbox.clientOptions());
     const user = await client.users.create({ external_id: 'e1', name: 'Ana', document_type: 'cpf', document_number: '52998224725' });
     await client.testHelpers.users.kyc(user.id, { status: 'approved' });
-    const quote = await client.quotes.create({ user_id: user.id, source_currency: 'BRL', target_currency: 'USDT', source_amount: '100.00', destination_wallet_address: `0x${'1'.repeat(40)}`, destination_wallet_network: 'polygon' });
+    const quote = await client.quotes.create(onrampBody(user.id, '100.00'));
     expect(quote.status).toBe('active');
     await sleep(2_000);
     expect((await client.quotes.retrieve(quote.id)).status).toBe('expired');

@@ -7,16 +7,12 @@
 import { describe, expect, it, vi } from 'vitest';
 import { ConnectionError, PixUsdt } from '../../../src/index.js';
 import { type ReceiverContext, SandboxClosedError, createSandbox, isSandboxClosedError } from '../../../src/sandbox/index.js';
-import { cpf } from '../../support/fixtures.js';
+import { approvedUser, onrampBody, userBody } from '../../support/fixtures.js';
 import { snapshotRecords } from '../../support/records.js';
 
 const T0 = Date.parse('2026-05-04T10:00:00.000Z');
 const RECEIVER = 'https://partner.example/hooks';
 const tick = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
-
-async function user(client: PixUsdt, n: number): Promise<string> {
-  return (await client.users.create({ external_id: `c-${n}`, name: `User ${n}`, document_type: 'cpf', document_number: cpf(n) })).id;
-}
 
 describe('sandbox.close()', () => {
   it('sends nothing that was due or queued, and records nothing of an attempt in flight', async () => {
@@ -33,7 +29,7 @@ describe('sandbox.close()', () => {
         release = () => resolve(200);
       });
     });
-    for (let n = 1; n <= 5; n++) await user(client, n);
+    for (let n = 1; n <= 5; n++) await client.users.create(userBody(n));
     await tick();
     expect(calls).toBe(1); // one in flight, four queued behind it (one slot)
     const before = sandbox.snapshot();
@@ -63,16 +59,8 @@ describe('sandbox.close()', () => {
     const openOne = createSandbox({ quoteTtlSeconds: 0.1 });
     const quoteIn = async (sandbox: typeof closedOne): Promise<string> => {
       const client = new PixUsdt({ apiKey: sandbox.apiKey, fetch: sandbox.fetch, maxRetries: 0 });
-      const id = await user(client, 7);
-      await client.testHelpers.users.kyc(id, { status: 'approved' });
-      const quote = await client.quotes.create({
-        user_id: id,
-        source_currency: 'BRL',
-        target_currency: 'USDT',
-        source_amount: '100.00',
-        destination_wallet_address: '0x1111111111111111111111111111111111111111',
-        destination_wallet_network: 'polygon',
-      });
+      const id = await approvedUser(client, 7);
+      const quote = await client.quotes.create(onrampBody(id, '100.00'));
       return quote.id;
     };
     const closedQuote = await quoteIn(closedOne);
@@ -89,7 +77,7 @@ describe('sandbox.close()', () => {
   it('answers a clear error to every later call that acts; reads answer the state at close', async () => {
     const sandbox = createSandbox({ seed: 'closed', now: T0 });
     const client = new PixUsdt({ apiKey: sandbox.apiKey, fetch: sandbox.fetch, maxRetries: 0 });
-    await user(client, 1);
+    await client.users.create(userBody(1));
     const waiting = sandbox.webhooks.nextEvent('user.kyc_approved', { timeoutMs: 60_000 });
     waiting.catch(() => undefined); // asserted below
     await sandbox.close();

@@ -10,12 +10,11 @@ import { setFlagsFromString } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { PixUsdt } from '../../../src/index.js';
 import { createSandbox } from '../../../src/sandbox/index.js';
-import { cpf } from '../../support/fixtures.js';
+import { onrampBody, cpf } from '../../support/fixtures.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 
-const WALLET = '0x1111111111111111111111111111111111111111';
 
 /** A real-time sandbox with one accepted conversion (and an endpoint with a pending retry), seen only through weak references. */
 async function dropped(n: number, close: boolean, seen: Array<WeakRef<object>>): Promise<void> {
@@ -24,7 +23,7 @@ async function dropped(n: number, close: boolean, seen: Array<WeakRef<object>>):
   await client.webhookEndpoints.create({ url: 'https://partner.example/hooks', event_types: ['conversion.created'] });
   const user = await client.users.create({ external_id: `g-${n}`, name: `User ${n}`, document_type: 'cpf', document_number: cpf(n) });
   await client.testHelpers.users.kyc(user.id, { status: 'approved' });
-  const quote = await client.quotes.create({ user_id: user.id, source_currency: 'BRL', target_currency: 'USDT', source_amount: '100.00', destination_wallet_address: WALLET, destination_wallet_network: 'polygon' });
+  const quote = await client.quotes.create(onrampBody(user.id, '100.00'));
   const conversion = await client.quotes.accept(quote.id);
   expect(conversion.status).toBe('awaiting_deposit');
   // Nobody listens at the endpoint: the first attempt fails and a retry is armed.

@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PixUsdt, SANDBOX_BASE_URL, isNotFoundError } from '../../../src/index.js';
 import { createSandbox } from '../../../src/sandbox/index.js';
 import { createSandboxHandlers } from '../../../src/sandbox/msw.js';
+import { onrampBody } from '../../support/fixtures.js';
 
 // Anything the sandbox handlers do not take lands here, so the tests can see it (never the network).
 const fallback = http.all('*', () => HttpResponse.text('not the sandbox', { status: 418 }));
@@ -19,7 +20,6 @@ afterEach(() => server.resetHandlers());
 afterAll(() => server.close());
 
 const USER = { external_id: 'ext-1', name: 'Ana', document_type: 'cpf', document_number: '52998224725' } as const;
-const WALLET = '0x52908400098527886E0F7030069857D2E4169EE7';
 
 describe('createSandboxHandlers', () => {
   it('the client with its default base URL runs a whole onramp against the sandbox', async () => {
@@ -28,14 +28,7 @@ describe('createSandboxHandlers', () => {
     const client = new PixUsdt({ apiKey: sandbox.apiKey, maxRetries: 0, validation: 'strict' });
     const user = await client.users.create(USER);
     await client.testHelpers.users.kyc(user.id, { status: 'approved' });
-    const quote = await client.quotes.create({
-      user_id: user.id,
-      source_currency: 'BRL',
-      target_currency: 'USDT',
-      source_amount: '540.00',
-      destination_wallet_address: WALLET,
-      destination_wallet_network: 'polygon',
-    });
+    const quote = await client.quotes.create(onrampBody(user.id));
     const conversion = await client.quotes.accept(quote.id);
     expect(conversion.quote_id).toBe(quote.id);
     // The state lives in the sandbox object: the requests really went through it.

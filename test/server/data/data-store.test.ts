@@ -13,7 +13,7 @@ import { PixUsdt } from '../../../src/index.js';
 import type { SandboxOptions } from '../../../src/sandbox/index.js';
 import type { SqlDriver } from '../../../src/sandbox/storage/sql.js';
 import { type DataStore, type DataStoreOptions, openDataStore } from '../../../src/server/data/store.js';
-import { approvedUser, cpf, onramp } from '../../sandbox/plugins/webhooks/helpers.js';
+import { approvedUser, cpf, onrampBody } from '../../support/fixtures.js';
 import { type DriverProbe, failingDriver, probe } from '../../support/stored.js';
 import { snapshotRecords } from '../../support/records.js';
 
@@ -62,7 +62,7 @@ describe('what a commit writes', () => {
     const store = open(tempDir(), OPTIONS, { wrapDriver: wrap });
     const client = new PixUsdt({ apiKey: store.sandbox.apiKey, fetch: store.sandbox.fetch, maxRetries: 0 });
     const userId = await approvedUser(client, 1);
-    const quote = await client.quotes.create(onramp(userId));
+    const quote = await client.quotes.create(onrampBody(userId));
     const conversion = await client.quotes.accept(quote.id, undefined, { idempotencyKey: 'accept-1' });
     await new Promise((resolve) => setImmediate(resolve));
     const before = { ...writes };
@@ -77,7 +77,7 @@ describe('what a commit writes', () => {
     expect(writes).toEqual(before);
 
     // A usage counter is one row: a second accept writes the rows it changed, not the tenant.
-    const second = await client.quotes.create(onramp(userId, '100.00'));
+    const second = await client.quotes.create(onrampBody(userId, '100.00'));
     const mark = writes.statements;
     await client.quotes.accept(second.id);
     expect(writes.statements - mark).toBeGreaterThan(0);
@@ -137,7 +137,7 @@ describe('tenants in memory', () => {
     const tenant = await newTenant(store);
     const client = new PixUsdt({ apiKey: tenant.apiKey, fetch: store.sandbox.fetch, maxRetries: 0 });
     const userId = await approvedUser(client, 3);
-    const quote = await client.quotes.create(onramp(userId));
+    const quote = await client.quotes.create(onrampBody(userId));
     const conversion = await client.quotes.accept(quote.id);
     await client.testHelpers.conversions.simulateOnrampPixPaid(conversion.id);
     expect(store.persistence.sweep(Date.now() + 61_000)).toBe(2);

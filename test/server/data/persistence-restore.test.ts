@@ -11,7 +11,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { PixUsdt } from '../../../src/index.js';
 import type { SandboxOptions } from '../../../src/sandbox/index.js';
 import { type DataStore, openDataStore } from '../../../src/server/data/store.js';
-import { RECEIVER, approvedUser, cpf, onramp } from '../../sandbox/plugins/webhooks/helpers.js';
+import { RECEIVER } from '../../sandbox/plugins/webhooks/helpers.js';
+import { approvedUser, cpf, onrampBody } from '../../support/fixtures.js';
 import { snapshotRecords } from '../../support/records.js';
 
 const dirs: string[] = [];
@@ -44,12 +45,12 @@ describe('a data folder reopened after a crash', () => {
     const client = new PixUsdt({ apiKey: sandbox.apiKey, fetch: sandbox.fetch, maxRetries: 0 });
     await client.webhookEndpoints.create({ url: RECEIVER, event_types: ['*'] });
     const userId = await approvedUser(client, 1);
-    const quote = await client.quotes.create(onramp(userId));
+    const quote = await client.quotes.create(onrampBody(userId));
     await client.quotes.accept(quote.id);
-    await client.quotes.create(onramp(userId, '100.00'));
+    await client.quotes.create(onrampBody(userId, '100.00'));
     // Changes in place (a deleted user cancels its active quote) reach the journal too.
     const leaving = await approvedUser(client, 4);
-    await client.quotes.create(onramp(leaving, '200.00'));
+    await client.quotes.create(onrampBody(leaving, '200.00'));
     await client.users.delete(leaving);
     const tenant = (await (
       await sandbox.fetch('/v1/test_helpers/tenants', { method: 'POST', headers: { authorization: `Bearer ${sandbox.apiKey}`, 'content-type': 'application/json' }, body: '{}' })

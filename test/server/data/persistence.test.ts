@@ -12,7 +12,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
-import { type Ready, CLI, cpf, exitCode, run, serve, stopAll, waitFor } from '../helpers.js';
+import { type Ready, CLI, exitCode, run, serve, stopAll, waitFor } from '../helpers.js';
+import { cpf } from '../../support/fixtures.js';
 
 const LEGACY = fileURLToPath(new URL('../fixtures/legacy-data/', import.meta.url));
 

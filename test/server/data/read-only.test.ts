@@ -16,7 +16,8 @@ import { chmodSync, chownSync, mkdtempSync, readdirSync, rmSync, statSync } from
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Ready, cpf, exitCode, run, serve, stopAll, waitFor } from '../helpers.js';
+import { type Ready, exitCode, run, serve, stopAll, waitFor } from '../helpers.js';
+import { cpf } from '../../support/fixtures.js';
 
 const dirs: string[] = [];
 afterEach(() => {

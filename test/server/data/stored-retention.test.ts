@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { PixUsdt } from '../../../src/index.js';
 import type { SandboxEvent, SandboxOptions } from '../../../src/sandbox/index.js';
 import { type DataStore, openDataStore } from '../../../src/server/data/store.js';
-import { approvedUser, onramp } from '../../sandbox/plugins/webhooks/helpers.js';
+import { approvedUser, onrampBody } from '../../support/fixtures.js';
 
 const dirs: string[] = [];
 const stores: DataStore[] = [];
@@ -56,7 +56,7 @@ describe('retention and compact records under --data', () => {
     const userId = await approvedUser(c, 1);
     const accepted: Array<{ key: string; quoteId: string }> = [];
     for (let i = 0; i < 6; i++) {
-      const quote = await c.quotes.create(onramp(userId, '100.00'));
+      const quote = await c.quotes.create(onrampBody(userId, '100.00'));
       const key = `accept-${i}`;
       const res = await accept(first, quote.id, key);
       expect(res.status).toBe(201);
@@ -98,7 +98,7 @@ describe('retention and compact records under --data', () => {
     }
     expect(second.sandbox.events()).toEqual(events);
     // A new delivery after the reopen takes the next position: the listing shows it first.
-    const quote = await again.quotes.create(onramp(userId, '100.00'));
+    const quote = await again.quotes.create(onrampBody(userId, '100.00'));
     await again.quotes.accept(quote.id);
     await second.sandbox.webhooks.flush();
     const after = await deliveries(again, endpoint.id);

@@ -8,7 +8,8 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { constructEvent } from '../../../src/webhooks/index.js';
-import { CPF, type Ready, serve, stopAll, waitFor } from '../helpers.js';
+import { type Ready, serve, stopAll, waitFor } from '../helpers.js';
+import { CPF } from '../../support/fixtures.js';
 import { generateSelfSigned } from '../../../src/server/http/tls.js';
 
 interface Received {

@@ -8,7 +8,7 @@ import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSandbox } from '../../../src/sandbox/index.js';
 import { type RunningServer, type ServerOptions, startServer } from '../../../src/server/http/start.js';
-import { CPF } from '../helpers.js';
+import { CPF } from '../../support/fixtures.js';
 
 const running: RunningServer[] = [];
 

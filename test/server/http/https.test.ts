@@ -10,7 +10,8 @@ import type { PeerCertificate, TLSSocket } from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import { generate } from 'selfsigned';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CPF, type Ready, exitCode, serve, stopAll, waitFor } from '../helpers.js';
+import { type Ready, exitCode, serve, stopAll, waitFor } from '../helpers.js';
+import { CPF } from '../../support/fixtures.js';
 
 let dirs: string[] = [];
 afterEach(async () => {

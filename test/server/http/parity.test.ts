@@ -6,7 +6,8 @@ import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox } from '../../../src/sandbox/index.js';
 import { createSandboxHandlers } from '../../../src/sandbox/msw.js';
-import { CPF, serve, stopAll } from '../helpers.js';
+import { serve, stopAll } from '../helpers.js';
+import { CPF } from '../../support/fixtures.js';
 
 interface Case {
   name: string;

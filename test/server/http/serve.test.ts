@@ -6,7 +6,8 @@ import http from 'node:http';
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PixUsdt } from '../../../src/index.js';
-import { CPF, type Child, type Ready, cpf, exitCode, serve, stopAll, waitFor } from '../helpers.js';
+import { type Child, type Ready, exitCode, serve, stopAll, waitFor } from '../helpers.js';
+import { CPF, cpf } from '../../support/fixtures.js';
 
 afterEach(stopAll);
 

@@ -7,11 +7,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { type Ready, assertBuilt, cpf, serve, stopAll } from '../helpers.js';
+import { type Ready, assertBuilt, serve, stopAll } from '../helpers.js';
+import { cpf, onrampBody } from '../../support/fixtures.js';
 
 const WEBHOOKS = fileURLToPath(new URL('../../../dist/webhooks.js', import.meta.url));
 const RECEIVER = fileURLToPath(new URL('../fixtures/receiver.mjs', import.meta.url));
-const WALLET = '0x52908400098527886E0F7030069857D2E4169EE7';
 
 interface Verdict {
   path: string;
@@ -73,14 +73,7 @@ class Tenant {
   async quote(n: number, amount = '540.00'): Promise<Record<string, unknown>> {
     const user = await this.call('POST', '/v1/users', { external_id: `u${n}`, name: 'Ana Souza', document_type: 'cpf', document_number: cpf(n) });
     await this.call('POST', `/v1/test_helpers/users/${String(user['id'])}/kyc`, { status: 'approved' });
-    return this.call('POST', '/v1/quotes', {
-      user_id: user['id'],
-      source_currency: 'BRL',
-      target_currency: 'USDT',
-      source_amount: amount,
-      destination_wallet_address: WALLET,
-      destination_wallet_network: 'polygon',
-    });
+    return this.call('POST', '/v1/quotes', onrampBody(String(user['id']), amount));
   }
 
   /** An endpoint at the receiver for every event, its secret registered with the receiver. */

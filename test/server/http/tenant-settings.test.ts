@@ -9,11 +9,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSandbox } from '../../../src/sandbox/index.js';
-import { type Ready, cpf, exitCode, serve, stopAll } from '../helpers.js';
+import { type Ready, exitCode, serve, stopAll } from '../helpers.js';
+import { cpf, onrampBody } from '../../support/fixtures.js';
 
 afterEach(() => stopAll());
 
-const WALLET = '0x52908400098527886E0F7030069857D2E4169EE7';
 
 async function call(ready: Ready, key: string, method: string, route: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
   const res = await fetch(`${ready.url}${route}`, {
@@ -29,14 +29,7 @@ async function call(ready: Ready, key: string, method: string, route: string, bo
 async function quoteAndAccept(ready: Ready, key: string, n: number): Promise<{ quote: Record<string, unknown>; accept: { status: number; json: Record<string, unknown> } }> {
   const user = await call(ready, key, 'POST', '/v1/users', { external_id: `u${n}`, name: 'Ana Souza', document_type: 'cpf', document_number: cpf(n) });
   await call(ready, key, 'POST', `/v1/test_helpers/users/${String(user.json['id'])}/kyc`, { status: 'approved' });
-  const quote = await call(ready, key, 'POST', '/v1/quotes', {
-    user_id: user.json['id'],
-    source_currency: 'BRL',
-    target_currency: 'USDT',
-    source_amount: '540.00',
-    destination_wallet_address: WALLET,
-    destination_wallet_network: 'polygon',
-  });
+  const quote = await call(ready, key, 'POST', '/v1/quotes', onrampBody(String(user.json['id'])));
   const accept = quote.status === 201 ? await call(ready, key, 'POST', `/v1/quotes/${String(quote.json['id'])}/accept`, {}) : quote;
   return { quote: quote.json, accept };
 }

@@ -4,7 +4,9 @@
 import { describe, expect, it } from 'vitest';
 import { ConnectionError, PixUsdt, isConnectionError } from '../../../../src/index.js';
 import { createSandbox } from '../../../../src/sandbox/index.js';
-import { raw, settle, userBody } from './helpers.js';
+import { userBody } from '../../../support/fixtures.js';
+import { raw } from '../../raw.js';
+import { settle } from './helpers.js';
 
 const sandboxOf = () => createSandbox({ seed: 'faults', now: '2026-03-02T12:00:00Z' });
 

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { constructEvent, isWebhookVerificationError, verifySignature } from '../../../../src/webhooks/index.js';
-import { RECEIVER, approvedUser, onramp, setup } from './helpers.js';
+import { RECEIVER, setup } from './helpers.js';
+import { approvedUser, onrampBody } from '../../../support/fixtures.js';
 
 describe('delivery to an in-process receiver', () => {
   it('delivers one verified event per visible transition, in the order of the log', async () => {
@@ -18,7 +19,7 @@ describe('delivery to an in-process receiver', () => {
       return 204;
     });
     const userId = await approvedUser(client, 1);
-    const quote = await client.quotes.create(onramp(userId));
+    const quote = await client.quotes.create(onrampBody(userId));
     const conversion = await client.quotes.accept(quote.id);
     await client.testHelpers.conversions.simulateOnrampPixPaid(conversion.id, { settle: true });
     await sandbox.webhooks.flush();

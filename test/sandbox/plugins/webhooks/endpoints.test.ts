@@ -3,7 +3,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createSandbox } from '../../../../src/sandbox/index.js';
-import { RECEIVER, approvedUser, setup } from './helpers.js';
+import { RECEIVER, setup } from './helpers.js';
+import { approvedUser } from '../../../support/fixtures.js';
 
 describe('webhook endpoints', () => {
   it('creates an endpoint with its secret shown once, then never again', async () => {

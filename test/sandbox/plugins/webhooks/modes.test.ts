@@ -6,7 +6,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { type WebhookRequest, createSandbox } from '../../../../src/sandbox/index.js';
 import { PixUsdt } from '../../../../src/index.js';
 import { constructEvent } from '../../../../src/webhooks/index.js';
-import { RECEIVER, approvedUser, onramp, setup } from './helpers.js';
+import { RECEIVER, setup } from './helpers.js';
+import { approvedUser, onrampBody } from '../../../support/fixtures.js';
 
 describe('test helpers', () => {
   it('nextEvent resolves with the next delivered event of a kind, including one delivered before the call', async () => {
@@ -15,7 +16,7 @@ describe('test helpers', () => {
     sandbox.webhooks.listen(RECEIVER, () => 200);
     const waiting = sandbox.webhooks.nextEvent('conversion.created');
     const userId = await approvedUser(client, 1);
-    const conversion = await client.quotes.accept((await client.quotes.create(onramp(userId))).id);
+    const conversion = await client.quotes.accept((await client.quotes.create(onrampBody(userId))).id);
     const event = await waiting;
     expect(event.type).toBe('conversion.created');
     expect((event.data.object as { id: string }).id).toBe(conversion.id);
@@ -138,7 +139,7 @@ describe('test modes', () => {
       const got: string[] = [];
       sandbox.webhooks.listen(RECEIVER, (request) => void got.push(request.headers.get('x-service-event-id') as string));
       const userId = await approvedUser(client, 6);
-      const quote = await client.quotes.create(onramp(userId));
+      const quote = await client.quotes.create(onrampBody(userId));
       const conversion = await client.quotes.accept(quote.id);
       await sandbox.webhooks.flush();
       got.length = 0;

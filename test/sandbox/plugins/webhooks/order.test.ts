@@ -7,7 +7,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { PixUsdt } from '../../../../src/index.js';
 import { type Sandbox, type SandboxOptions, createSandbox } from '../../../../src/sandbox/index.js';
-import { RECEIVER, T0, cpf } from './helpers.js';
+import { RECEIVER, T0 } from './helpers.js';
+import { cpf } from '../../../support/fixtures.js';
 
 const opened: Sandbox[] = [];
 afterEach(async () => {

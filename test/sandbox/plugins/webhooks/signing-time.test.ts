@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { constructEvent, verifySignature } from '../../../../src/webhooks/index.js';
-import { RECEIVER, approvedUser, onramp, setup } from './helpers.js';
+import { RECEIVER, setup } from './helpers.js';
+import { approvedUser, onrampBody } from '../../../support/fixtures.js';
 
 describe('the signature timestamp', () => {
   it('is the real time of sending: a receiver at the default tolerance accepts every delivery, before and after a 7-day advance', async () => {
@@ -26,7 +27,7 @@ describe('the signature timestamp', () => {
       }
     });
     const userId = await approvedUser(client, 1);
-    const quote = await client.quotes.create(onramp(userId));
+    const quote = await client.quotes.create(onrampBody(userId));
     const conversion = await client.quotes.accept(quote.id);
     await client.testHelpers.conversions.simulateOnrampPixPaid(conversion.id, { amount: '1.00' });
     await sandbox.webhooks.flush();
