@@ -20,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Conversion, PixUsdt, type WebhookDelivery } from '../../src/index.js';
 import { MIRROR_FIELDS } from '../../examples/partner-backend/src/mirror.js';
 import { type Child, assertBuilt, serve, stopAll } from '../server/helpers.js';
-import { WALLET, cpf } from '../support/fixtures.js';
+import { EVP, WALLET, cpf } from '../support/fixtures.js';
 import { ChaosProxy, unit } from './chaos-proxy.js';
 
 const CONVERSIONS = 500;
@@ -28,7 +28,6 @@ const BATCH = 50; // quotes per virtual minute stay under the reference's 60
 const USERS = 20;
 const CONCURRENCY = 8;
 const MAIN = fileURLToPath(new URL('../../examples/partner-backend/src/main.ts', import.meta.url));
-const EVP = '00000000-0000-0000-0000-000000000001';
 
 /** What the driver does with conversion `i` (the final state it should reach). */
 type Plan =
