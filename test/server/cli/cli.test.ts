@@ -1,8 +1,9 @@
 /**
  * The command line of the real binary: help, usage errors and their exit codes.
  */
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { exitCode, run, serve, stopAll } from '../helpers.js';
+import { CLI, exitCode, run, serve, stopAll } from '../helpers.js';
 
 afterEach(stopAll);
 
@@ -127,5 +128,13 @@ describe('the commands that talk to a server', () => {
     const child = run(['trigger', 'user.kyc_pending'], { PIX_USDT_SANDBOX_URL: ready.url, PIX_USDT_API_KEY: KEY });
     expect(await exitCode(child)).toBe(4);
     expect(child.stderr()).toMatch(/refused the API key/);
+  });
+});
+
+describe('what the binary loads to start', () => {
+  it('selfsigned only when a certificate is generated (its import cost about a third of every start)', () => {
+    const code = readFileSync(CLI, 'utf8');
+    expect(code).not.toMatch(/\bfrom\s*["']selfsigned["']/);
+    expect(code).toMatch(/\bimport\(\s*["']selfsigned["']\s*\)/);
   });
 });
