@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { inspectorUiVitePlugin } from './scripts/inspector-ui.js';
@@ -31,5 +32,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'threads',
+    // At least two files at a time. Many spend most of their time waiting on a child process (the
+    // built server, a compiler, a browser, workerd); vitest's default (one less than the cores)
+    // ran one file at a time on a two-core machine such as CI's, and left a core idle meanwhile.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
   },
 });

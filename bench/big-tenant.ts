@@ -15,9 +15,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { SandboxOptions } from '../src/sandbox/index.js';
 import { type DataStore, openDataStore } from '../src/server/data/store.js';
-import { cpf } from '../test/support/fixtures.js';
+import { WALLET, cpf } from '../test/support/fixtures.js';
 
-const WALLET = '0x1111111111111111111111111111111111111111';
 const BIG = '100000000000.00';
 const OPTIONS: SandboxOptions = {
   quoteRateLimit: 0,

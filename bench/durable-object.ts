@@ -8,10 +8,9 @@ import { readFileSync, readdirSync, rmSync, statSync, mkdtempSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PixUsdt } from '../src/index.js';
-import { cpf } from '../test/support/fixtures.js';
+import { WALLET, cpf } from '../test/support/fixtures.js';
 import { deploy } from '../test/support/workerd.js';
 
-const WALLET = '0x1111111111111111111111111111111111111111';
 const CONCURRENCY = 16;
 
 /** Bytes of the files under `dir` (only those ending in `suffix`, when given). */

@@ -25,7 +25,7 @@ import type { Sandbox } from '../src/sandbox/types.js';
 import { MemoryEventLog, MemoryIdempotency } from '../src/sandbox/core/logs.js';
 import type { TenantState } from '../src/sandbox/core/state.js';
 import { type Figure, compare, table } from './measure.js';
-import { cpf } from '../test/support/fixtures.js';
+import { WALLET, cpf } from '../test/support/fixtures.js';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 
@@ -56,7 +56,7 @@ async function lifecycle(client: PixUsdt, n: number): Promise<string> {
     source_currency: 'BRL',
     target_currency: 'USDT',
     source_amount: '100.00',
-    destination_wallet_address: '0x52908400098527886E0F7030069857D2E4169EE7',
+    destination_wallet_address: WALLET,
     destination_wallet_network: 'polygon',
   });
   const key = `bench-accept-${n}`;

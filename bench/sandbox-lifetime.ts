@@ -14,11 +14,10 @@ import { runInNewContext } from 'node:vm';
 import { setFlagsFromString } from 'node:v8';
 import { PixUsdt } from '../src/index.js';
 import { createSandbox, type Sandbox } from '../src/sandbox/index.js';
-import { cpf } from '../test/support/fixtures.js';
+import { WALLET, cpf } from '../test/support/fixtures.js';
 
 const COUNT = 5_000;
 const KEPT = 1_000;
-const WALLET = '0x1111111111111111111111111111111111111111';
 
 function gcFunction(): () => void {
   const known = (globalThis as { gc?: () => void }).gc;

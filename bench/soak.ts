@@ -20,10 +20,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PixUsdt } from '../src/index.js';
 import { openDataStore } from '../src/server/data/store.js';
-import { cpf } from '../test/support/fixtures.js';
+import { WALLET, cpf } from '../test/support/fixtures.js';
 
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
-const WALLET = '0x1111111111111111111111111111111111111111';
 // Volume limits far above what a soak moves (20 BRL a lifecycle), and no quote rate limit.
 const FLAGS = [
   '--quote-rate-limit',

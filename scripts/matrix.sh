@@ -25,10 +25,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 versions="${MATRIX_NODE:-22 24}"
-default_tests="test/client test/webhooks test/msw test/runtime test/examples test/performance \
-  test/sandbox/close.test.ts test/sandbox/fetch.test.ts test/testing/sandbox.test.ts test/testing/matchers.test.ts \
-  test/server/https.test.ts test/server/serve.test.ts test/server/cors.test.ts test/server/edges.test.ts \
-  test/server/transport.test.ts test/server/transport-sockets.test.ts test/server/data-store.test.ts test/server/data-folder.test.ts test/server/webhooks.test.ts"
+default_tests="test/client test/webhooks test/runtime test/examples test/performance \
+  test/sandbox/wiring/msw.test.ts test/sandbox/wiring/msw-package.test.ts \
+  test/sandbox/wiring/close.test.ts test/sandbox/http/fetch.test.ts test/testing/sandbox.test.ts test/testing/matchers.test.ts \
+  test/server/http/https.test.ts test/server/http/serve.test.ts test/server/http/cors.test.ts test/server/http/edges.test.ts \
+  test/server/egress/transport.test.ts test/server/egress/transport-sockets.test.ts test/server/data/data-store.test.ts test/server/data/data-folder.test.ts test/server/egress/webhooks.test.ts"
 vitest_args="${MATRIX_VITEST_ARGS:-${default_tests}}"
 status=0
 start_all=$(date +%s)

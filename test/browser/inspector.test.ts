@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PixUsdt } from '../../src/index.js';
 import { type RunningServer, startServer } from '../../src/server/http/start.js';
 import { launchChromium } from '../support/browser.js';
-import { WALLET, cpf } from '../sandbox/raw.js';
+import { cpf, onrampBody } from '../support/fixtures.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -74,7 +74,7 @@ describe('the inspector in Chromium', () => {
     const user = await client.users.create({ external_id: 'insp-1', name: 'Ana Souza', document_type: 'cpf', document_number: cpf(1) });
     await client.testHelpers.users.kyc(user.id, { status: 'approved' });
     const onramp = await client.quotes.accept(
-      (await client.quotes.create({ user_id: user.id, source_currency: 'BRL', target_currency: 'USDT', source_amount: '540.00', destination_wallet_address: WALLET, destination_wallet_network: 'polygon' })).id,
+      (await client.quotes.create(onrampBody(user.id))).id,
     );
     const offramp = await client.quotes.accept(
       (await client.quotes.create({ user_id: user.id, source_currency: 'USDT', target_currency: 'BRL', source_amount: '100.000000', pix_key: '52998224725', pix_key_type: 'cpf', deposit_network: 'polygon' })).id,

@@ -16,10 +16,9 @@ import {
 } from '../../src/index.js';
 import { createSandbox } from '../../src/sandbox/index.js';
 import { constructEvent } from '../../src/webhooks/index.js';
-import { cpf } from '../support/fixtures.js';
+import { cpf, onrampBody } from '../support/fixtures.js';
 
 const USERS = 180;
-const WALLET = '0x1111111111111111111111111111111111111111';
 const RECEIVER = 'https://partner.example/webhooks';
 
 
@@ -85,14 +84,7 @@ describe('chaos', () => {
       await mutate((o) => client.users.update(user.id, { metadata: { round: String(n) } }, o));
       const quote = await mutate((o) =>
         client.quotes.create(
-          {
-            user_id: user.id,
-            source_currency: 'BRL',
-            target_currency: 'USDT',
-            source_amount: '100.00',
-            destination_wallet_address: WALLET,
-            destination_wallet_network: 'polygon',
-          },
+          onrampBody(user.id, '100.00'),
           o,
         ),
       );

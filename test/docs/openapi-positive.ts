@@ -26,7 +26,7 @@ import { expect } from 'vitest';
 import { generateCnpj } from '../../src/pix/testing.js';
 import { SANDBOX_PIX_EMAIL, SANDBOX_PIX_EVP, SANDBOX_PIX_PHONE } from '../../src/sandbox/index.js';
 import type { RunningServer } from '../../src/server/http/start.js';
-import { cpf } from '../support/fixtures.js';
+import { cpf, onrampBody } from '../support/fixtures.js';
 import { type Operation, type Parameter, operations, valid } from './openapi-values.js';
 
 type Json = Record<string, unknown>;
@@ -36,7 +36,6 @@ interface Answer {
   json: Json;
 }
 
-const WALLET = '0x52908400098527886E0F7030069857D2E4169EE7';
 // A loopback receiver that refuses at once: deliveries exist and fail fast, nothing leaves the machine.
 const RECEIVER = 'http://127.0.0.1:9/hooks';
 
@@ -95,7 +94,7 @@ class Tenant {
     const user = await this.user(true);
     const body =
       direction === 'onramp'
-        ? { user_id: user, source_currency: 'BRL', target_currency: 'USDT', source_amount: '540.00', destination_wallet_address: WALLET, destination_wallet_network: 'polygon' }
+        ? onrampBody(user)
         : { user_id: user, source_currency: 'USDT', target_currency: 'BRL', source_amount: '100.000000', pix_key: cpf(this.fresh()), pix_key_type: 'cpf', deposit_network: 'polygon' };
     return this.ok('POST', '/v1/quotes', body);
   }

@@ -7,6 +7,7 @@ import { ROOT } from '../../scripts/docs/generated.js';
 import { modelSchema } from '../../scripts/docs/schemas.js';
 import { listOf, parseModel } from '../../src/models/index.js';
 import { SANDBOX_PIX_EMAIL, createSandbox } from '../../src/sandbox/index.js';
+import { onrampBody } from '../support/fixtures.js';
 
 type WebhookDoc = {
   post: {
@@ -70,14 +71,7 @@ describe('the sandbox answers what docs/openapi.json says', () => {
     await call('GET', `${userPath}/wallet`);
     await call('POST', `/v1/test_helpers/users/${user['id']}/kyc`, { status: 'approved' });
 
-    const onramp = {
-      user_id: user['id'],
-      source_currency: 'BRL',
-      target_currency: 'USDT',
-      source_amount: '100.00',
-      destination_wallet_address: '0x52908400098527886E0F7030069857D2E4169EE7',
-      destination_wallet_network: 'polygon',
-    };
+    const onramp = onrampBody(String(user['id']), '100.00');
     const quote = await call('POST', '/v1/quotes', onramp);
     await call('GET', '/v1/quotes');
     await call('GET', `/v1/quotes/${quote['id']}`);

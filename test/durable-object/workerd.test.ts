@@ -14,10 +14,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PixUsdt } from '../../src/index.js';
 import { constructEvent } from '../../src/webhooks/index.js';
-import { cpf } from '../support/fixtures.js';
+import { approvedUser, onrampBody } from '../support/fixtures.js';
 import { type Deployment, deploy } from '../support/workerd.js';
 
-const WALLET = '0x1111111111111111111111111111111111111111';
 const SETTLE_SECONDS = 3;
 
 interface Delivery {
@@ -94,13 +93,12 @@ async function operatorTenant(): Promise<{ tenantId: string; client: PixUsdt; ap
 
 /** User, KYC, quote, accept, Pix paid: the conversion then waits for its settlement timer (or completes at once with `settle`). */
 async function lifecycle(client: PixUsdt, n: number, settle: boolean): Promise<{ userId: string; conversionId: string; acceptKey: string }> {
-  const user = await client.users.create({ external_id: `do-${n}`, name: `User ${n}`, document_type: 'cpf', document_number: cpf(n) });
-  await client.testHelpers.users.kyc(user.id, { status: 'approved' });
-  const quote = await client.quotes.create({ user_id: user.id, source_currency: 'BRL', target_currency: 'USDT', source_amount: '540.00', destination_wallet_address: WALLET, destination_wallet_network: 'polygon' });
+  const userId = await approvedUser(client, n);
+  const quote = await client.quotes.create(onrampBody(userId));
   const acceptKey = `accept-${n}`;
   const conv = await client.quotes.accept(quote.id, {}, { idempotencyKey: acceptKey });
   await client.testHelpers.conversions.simulateOnrampPixPaid(conv.id, { settle });
-  return { userId: user.id, conversionId: conv.id, acceptKey };
+  return { userId, conversionId: conv.id, acceptKey };
 }
 
 async function endpoint(client: PixUsdt, path: string): Promise<void> {

@@ -15,41 +15,18 @@
 import { PixUsdt } from '../../src/index.js';
 import { type Sandbox, createSandbox } from '../../src/sandbox/index.js';
 import type { Keys } from './generator.js';
+import { offrampBody, onrampBody } from '../support/fixtures.js';
 import { snapshotRecords } from '../support/records.js';
 
-const WALLET = '0x1111111111111111111111111111111111111111';
 
 async function populate(client: PixUsdt, prefix: string, cpfs: string[]): Promise<string[]> {
   const ids: string[] = [];
   for (const [i, document_number] of cpfs.entries()) {
     const user = await client.users.create({ external_id: `${prefix}-${i}`, name: `Fuzz ${i}`, document_type: 'cpf', document_number });
     await client.testHelpers.users.kyc(user.id, { status: 'approved' });
-    const onramp = await client.quotes.create({
-      user_id: user.id,
-      source_currency: 'BRL',
-      target_currency: 'USDT',
-      source_amount: '540.00',
-      destination_wallet_address: WALLET,
-      destination_wallet_network: 'polygon',
-    });
-    const offramp = await client.quotes.create({
-      user_id: user.id,
-      source_currency: 'USDT',
-      target_currency: 'BRL',
-      source_amount: '100.000000',
-      pix_key: '52998224725',
-      pix_key_type: 'cpf',
-      deposit_network: 'polygon',
-    });
-    const spare = await client.quotes.create({
-      user_id: user.id,
-      source_currency: 'USDT',
-      target_currency: 'BRL',
-      source_amount: '10.000000',
-      pix_key: '52998224725',
-      pix_key_type: 'cpf',
-      deposit_network: 'polygon',
-    });
+    const onramp = await client.quotes.create(onrampBody(user.id));
+    const offramp = await client.quotes.create(offrampBody(user.id));
+    const spare = await client.quotes.create(offrampBody(user.id, '10.000000'));
     const a = await client.quotes.accept(onramp.id);
     const b = await client.quotes.accept(offramp.id);
     await client.testHelpers.conversions.simulateOfframpDeposit(b.id, { amount: '90.000000' });

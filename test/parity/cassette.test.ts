@@ -9,7 +9,7 @@ import { createSandbox } from 'pix-usdt/sandbox';
 import { diffCassette, recordingFetch, replayFetch, runConformance, UnrecordedRequestError, type Cassette } from 'pix-usdt/parity';
 import { isCpf } from '../../src/parity/check-digits.js';
 import { leaks } from '../hygiene/leaks.js';
-import { cpf } from '../support/fixtures.js';
+import { EVP, cpf } from '../support/fixtures.js';
 import { FAST, breakDuplicateCpf, sandboxWithReceiver } from './helpers.js';
 
 /** Wraps a fetch to keep the raw text of every request and answer, as the app saw them. */
@@ -34,7 +34,7 @@ async function script(fetch: FetchLike, apiKey: string): Promise<string[]> {
   const client = new PixUsdt({ apiKey, baseUrl: 'https://sandbox.test', fetch, maxRetries: 0 });
   const user = await client.users.create({ external_id: 'replay-1', name: 'Ana', document_type: 'cpf', document_number: cpf(11) });
   await client.testHelpers.users.kyc(user.id, { status: 'approved' });
-  const quote = await client.quotes.create({ user_id: user.id, source_currency: 'USDT', target_currency: 'BRL', source_amount: '10.000000', pix_key: '00000000-0000-0000-0000-000000000001', pix_key_type: 'evp', deposit_network: 'polygon' });
+  const quote = await client.quotes.create({ user_id: user.id, source_currency: 'USDT', target_currency: 'BRL', source_amount: '10.000000', pix_key: EVP, pix_key_type: 'evp', deposit_network: 'polygon' });
   const conversion = await client.quotes.accept(quote.id);
   const done = await client.testHelpers.conversions.simulateOfframpDeposit(conversion.id, { settle: true });
   const duplicate = await client.users.create({ external_id: 'replay-2', name: 'Bia', document_type: 'cpf', document_number: cpf(11) }).catch((e: { code: string }) => e.code);

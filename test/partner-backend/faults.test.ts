@@ -20,6 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Conversion, PixUsdt, type WebhookDelivery } from '../../src/index.js';
 import { MIRROR_FIELDS } from '../../examples/partner-backend/src/mirror.js';
 import { type Child, assertBuilt, serve, stopAll } from '../server/helpers.js';
+import { EVP, WALLET, cpf } from '../support/fixtures.js';
 import { ChaosProxy, unit } from './chaos-proxy.js';
 
 const CONVERSIONS = 500;
@@ -27,8 +28,6 @@ const BATCH = 50; // quotes per virtual minute stay under the reference's 60
 const USERS = 20;
 const CONCURRENCY = 8;
 const MAIN = fileURLToPath(new URL('../../examples/partner-backend/src/main.ts', import.meta.url));
-const WALLET = '0x52908400098527886E0F7030069857D2E4169EE7';
-const EVP = '00000000-0000-0000-0000-000000000001';
 
 /** What the driver does with conversion `i` (the final state it should reach). */
 type Plan =
@@ -472,17 +471,4 @@ function cpuSeconds(pid: number | undefined): number | null {
   } catch {
     return null;
   }
-}
-
-/** A valid CPF for user `i` (check digits computed). */
-function cpf(i: number): string {
-  const base = String(100_000_000 + i * 7919).slice(-9);
-  const digits = base.split('').map(Number);
-  for (const length of [9, 10]) {
-    let sum = 0;
-    for (let k = 0; k < length; k++) sum += (digits[k] as number) * (length + 1 - k);
-    const check = (sum * 10) % 11;
-    digits.push(check === 10 ? 0 : check);
-  }
-  return digits.join('');
 }

@@ -6,10 +6,9 @@
 import fc from 'fast-check';
 import type { World } from './world.js';
 import { attempt } from './world.js';
-import { cpf } from '../support/fixtures.js';
+import { WALLET, cpf } from '../support/fixtures.js';
 export { cpf };
 
-const WALLET = '0x1111111111111111111111111111111111111111';
 const KYC = ['approved', 'approved', 'rejected', 'in_review', 'expired'] as const;
 const FAIL = ['pix_expired', 'pix_rejected', 'crypto_deposit_expired'] as const;
 

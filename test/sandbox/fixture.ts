@@ -5,7 +5,7 @@ import { expect } from 'vitest';
 import { PixUsdt } from '../../src/index.js';
 import type { Conversion, Quote } from '../../src/models/index.js';
 import { type Sandbox, type SandboxOptions, createSandbox } from '../../src/sandbox/index.js';
-import { WALLET, cpf } from './raw.js';
+import { approvedUser, offrampBody, onrampBody, userBody } from '../support/fixtures.js';
 
 export const T0 = Date.parse('2026-03-02T12:00:00.000Z');
 
@@ -36,29 +36,11 @@ export function setup(options: SandboxOptions = {}): Fixture {
       return out;
     },
     async user(n = ++users, approve = true) {
-      const u = await client.users.create({ external_id: `ext-${n}`, name: `User ${n}`, document_type: 'cpf', document_number: cpf(n) });
-      if (approve) await client.testHelpers.users.kyc(u.id, { status: 'approved' });
-      return u.id;
+      if (approve) return approvedUser(client, n);
+      return (await client.users.create(userBody(n))).id;
     },
-    onrampQuote: (userId, amount = '540.00') =>
-      client.quotes.create({
-        user_id: userId,
-        source_currency: 'BRL',
-        target_currency: 'USDT',
-        source_amount: amount,
-        destination_wallet_address: WALLET,
-        destination_wallet_network: 'polygon',
-      }),
-    offrampQuote: (userId, amount = '100.000000') =>
-      client.quotes.create({
-        user_id: userId,
-        source_currency: 'USDT',
-        target_currency: 'BRL',
-        source_amount: amount,
-        pix_key: '52998224725',
-        pix_key_type: 'cpf',
-        deposit_network: 'polygon',
-      }),
+    onrampQuote: (userId, amount) => client.quotes.create(onrampBody(userId, amount)),
+    offrampQuote: (userId, amount) => client.quotes.create(offrampBody(userId, amount)),
     async conversion(direction, amount) {
       const userId = await f.user();
       const quote = direction === 'onramp' ? await f.onrampQuote(userId, amount) : await f.offrampQuote(userId, amount);

@@ -1,10 +1,10 @@
 /**
- * A tiny raw-request helper for the engine tests: builds a web Request, sends it through
- * `sandbox.fetch`, and returns the status, headers and parsed body.
+ * A tiny raw-request helper for the sandbox's tests: sends a request through `sandbox.fetch` as
+ * bytes (no client), and returns the status, headers and parsed body. The bodies it sends come
+ * from test/support/fixtures.ts.
  */
 import type { Sandbox } from '../../src/sandbox/index.js';
-import { cpf } from '../support/fixtures.js';
-export { cpf };
+import { userBody } from '../support/fixtures.js';
 
 export interface RawAnswer {
   status: number;
@@ -39,22 +39,12 @@ export async function raw(sandbox: Sandbox, method: string, path: string, body?:
 }
 
 
-export const WALLET = '0x1111111111111111111111111111111111111111';
-
-/** Creates a user (KYC pending) and approves it; returns the user id. */
+/** Creates user `n` (KYC pending) and approves it over raw requests; returns the user id. */
 export async function approvedUser(sandbox: Sandbox, n = 1, apiKey?: string): Promise<string> {
   const o = apiKey === undefined ? {} : { apiKey };
-  const user = await raw(sandbox, 'POST', '/v1/users', { external_id: `ext-${n}`, name: `User ${n}`, document_type: 'cpf', document_number: cpf(n) }, o);
+  const user = await raw(sandbox, 'POST', '/v1/users', userBody(n), o);
   if (user.status !== 201) throw new Error(`user: ${JSON.stringify(user.body)}`);
   const kyc = await raw(sandbox, 'POST', `/v1/test_helpers/users/${user.body.id}/kyc`, { status: 'approved' }, o);
   if (kyc.status !== 200) throw new Error(`kyc: ${JSON.stringify(kyc.body)}`);
   return user.body.id as string;
-}
-
-export function offrampBody(userId: string, amount = '100.000000'): Record<string, unknown> {
-  return { user_id: userId, source_currency: 'USDT', target_currency: 'BRL', source_amount: amount, pix_key: '52998224725', pix_key_type: 'cpf', deposit_network: 'polygon' };
-}
-
-export function onrampBody(userId: string, amount = '540.00'): Record<string, unknown> {
-  return { user_id: userId, source_currency: 'BRL', target_currency: 'USDT', source_amount: amount, destination_wallet_address: WALLET, destination_wallet_network: 'polygon' };
 }

@@ -5,8 +5,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { cpf } from '../support/fixtures.js';
-export { cpf };
 
 export const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 
@@ -102,7 +100,4 @@ export function stopAll(): void {
   for (const child of running) child.kill('SIGKILL');
   running.clear();
 }
-
-/** A valid CPF (check digits right). */
-export const CPF = '52998224725';
 

@@ -6,7 +6,7 @@
  * the fields that can still change, packed in one short string; its wire form is rebuilt on read,
  * the same bytes as at the moment it was taken. Each kind below lists every field of its record
  * once: `packed` (read by a wire form and changed after creation), `fixed` (never changed once
- * the record is stored) or `internal` (read by no wire form); test/sandbox/versions.test.ts holds
+ * the record is stored) or `internal` (read by no wire form); test/sandbox/core/versions.test.ts holds
  * the lists to the records and the rebuilt forms to the ones answered at the time.
  * @module
  */

@@ -9,7 +9,7 @@
  * the end, and each block between them at its leftmost place after the previous one (leftmost
  * is always safe: a later `**` absorbs whatever an earlier choice leaves). No block is ever
  * retried after the next one is placed, so a match costs at most (path segments + 1) x
- * (pattern segments) segment comparisons, and far fewer in practice (test/sandbox/path.test.ts
+ * (pattern segments) segment comparisons, and far fewer in practice (test/sandbox/http/path.test.ts
  * counts them).
  * @module
  */

@@ -5,7 +5,6 @@
  */
 import { readFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
-import { generate } from 'selfsigned';
 
 /** A certificate and its private key, PEM-encoded. */
 export interface TlsMaterial {
@@ -41,6 +40,9 @@ export async function generateSelfSigned(host: string): Promise<TlsMaterial> {
   const named = altNames.some((n) => ('value' in n ? n.value : n.ip) === host);
   if (!UNSPECIFIED.has(host) && !named) altNames.push(isIP(host) === 0 ? { type: 2, value: host } : { type: 7, ip: host });
   const notBeforeDate = new Date(Date.now() - 60_000);
+  // Loaded here, not with the module: its import costs about as much CPU as the rest of the
+  // binary's start, and only `serve --https` without `--cert` needs it.
+  const { generate } = await import('selfsigned');
   const pems = await generate([{ name: 'commonName', value: 'pix-usdt-sandbox' }], {
     keyType: 'ec',
     curve: 'P-256',

@@ -1,0 +1,73 @@
+/**
+ * The engine's building blocks (documents are pix-usdt/pix's: test/pix/documents.test.ts): router, collection indexes, pricing, cursors.
+ */
+import { describe, expect, it } from 'vitest';
+import { Collection } from '../../../src/sandbox/core/collection.js';
+import { decodeCursor, encodeCursor } from '../../../src/sandbox/http/cursor.js';
+import { DEFAULT_PRICING, price } from '../../../src/sandbox/core/pricing.js';
+import { TrieRouter } from '../../../src/sandbox/http/router.js';
+
+describe('router', () => {
+  it('matches static segments before parameters and decodes parameters', () => {
+    const router = new TrieRouter<string>();
+    router.add('GET', '/v1/users/:id', 'one');
+    router.add('GET', '/v1/users/:id/wallet', 'wallet');
+    router.add('POST', '/v1/test_helpers/clock/advance', 'advance');
+    router.add('GET', '/v1/test_helpers/clock', 'clock');
+    expect(router.match('GET', '/v1/users/a%20b')).toEqual({ handler: 'one', params: { id: 'a b' } });
+    expect(router.match('GET', '/v1/users/x/wallet')?.handler).toBe('wallet');
+    expect(router.match('POST', '/v1/users/x')).toBeNull();
+    expect(router.match('GET', '/v1/test_helpers/clock')?.handler).toBe('clock');
+    expect(router.match('GET', '/v1/users/%E0%A4%A')).toBeNull();
+  });
+});
+
+describe('collection', () => {
+  interface Rec {
+    id: string;
+    seq: number;
+    status: string;
+  }
+
+  it('serves filtered pages from indexes and keeps them right across updates', () => {
+    const c = new Collection<Rec>({ status: (r) => r.status });
+    for (let i = 0; i < 10; i++) c.insert({ id: `r${i}`, seq: 0, status: i % 2 === 0 ? 'even' : 'odd' });
+    expect(c.page({ index: ['status', 'even'], limit: 2 }).items.map((r) => r.id)).toEqual(['r8', 'r6']);
+    c.update(c.get('r3') as Rec, (r) => (r.status = 'even'));
+    const page = c.page({ index: ['status', 'even'], limit: 10 });
+    expect(page.items.map((r) => r.id)).toEqual(['r8', 'r6', 'r4', 'r3', 'r2', 'r0']);
+    expect(page.hasMore).toBe(false);
+    expect(c.page({ index: ['status', 'even'], before: 4, limit: 2 }).items.map((r) => r.id)).toEqual(['r3', 'r2']);
+    expect(c.page({ index: ['status', 'odd'], limit: 10 }).items.map((r) => r.id)).toEqual(['r9', 'r7', 'r5', 'r1']);
+  });
+});
+
+describe('pricing', () => {
+  it('applies the spread against the customer and rounds in the platform favour', () => {
+    const on = price(DEFAULT_PRICING, 'onramp', { target: '10.000000' });
+    expect(on).toMatchObject({ exchangeRate: '5.427000', sourceAmount: '54.27', netTargetAmount: '9.000000' });
+    const off = price({ ...DEFAULT_PRICING, midRate: '5.123457' }, 'offramp', { source: '1.000000' });
+    // 5.123457 * 0.995 = 5.09784...; rounded down to 5.097839; 1 USDT pays 5.09 BRL (down).
+    expect(off).toMatchObject({ exchangeRate: '5.097839', targetAmount: '5.09', withdrawalFeeUsdt: '0.000000' });
+    const issue = (fn: () => unknown): string => {
+      try {
+        fn();
+      } catch (e) {
+        return JSON.stringify((e as { details?: unknown }).details);
+      }
+      return 'no error';
+    };
+    expect(issue(() => price(DEFAULT_PRICING, 'onramp', { source: '1.001' }))).toMatch(/at most 2 decimals/);
+    expect(issue(() => price(DEFAULT_PRICING, 'onramp', { source: '5.00' }))).toMatch(/withdrawal fee/);
+  });
+});
+
+describe('cursor', () => {
+  it('round-trips and refuses other secrets and filters', () => {
+    const cursor = encodeCursor('secret', 41, 'fp');
+    expect(decodeCursor('secret', cursor, 'fp')).toBe(41);
+    expect(() => decodeCursor('other', cursor, 'fp')).toThrow(/cursor/);
+    expect(() => decodeCursor('secret', cursor, 'fp2')).toThrow(/cursor/);
+    expect(() => decodeCursor('secret', encodeCursor('secret', 41, 'fp').replace(/^./, 'x'), 'fp')).toThrow(/cursor/);
+  });
+});

@@ -1,0 +1,140 @@
+/**
+ * The command line of the real binary: help, usage errors and their exit codes.
+ */
+import { readFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CLI, exitCode, run, serve, stopAll } from '../helpers.js';
+
+afterEach(stopAll);
+
+const FLAGS = ['--port', '--host', '--https', '--cert', '--key', '--seed', '--environment', '--insecure-webhooks', '--webhook-allow', '--cors-origin', '--shared-platform-limits', '--help'];
+
+describe('pix-usdt-sandbox --help', () => {
+  it.each([[['--help']], [['serve', '--help']], [['-h']], [[]]])('%j prints every flag on stdout and exits 0', async (args) => {
+    const child = run(args);
+    expect(await exitCode(child)).toBe(0);
+    for (const flag of FLAGS) expect(child.stdout()).toContain(flag);
+    expect(child.stdout()).toContain('pix-usdt-sandbox serve');
+    expect(child.stderr()).toBe('');
+  });
+
+  it('--version prints the package version', async () => {
+    const child = run(['--version']);
+    expect(await exitCode(child)).toBe(0);
+    expect(child.stdout().trim()).toMatch(/^\d+\.\d+\.\d+/);
+  });
+});
+
+describe('usage errors exit 2 with a clear message on stderr', () => {
+  // The binary for a few; every other case is in args.test.ts, without a process each.
+  it.each([
+    [['serve', '--prot', '4010'], /--prot/],
+    [['serve', '--port', 'abc'], /--port must be an integer/],
+    [['start'], /Unknown command/],
+  ])('%j', async (args, message) => {
+    const child = run(args);
+    expect(await exitCode(child)).toBe(2);
+    expect(child.stderr()).toMatch(message);
+    expect(child.stdout()).toBe('');
+  });
+
+  it.each(['0.0.0.0', 'example.com'])('plain HTTP on the non-loopback host %s is refused', async (host) => {
+    const child = run(['serve', '--port', '0', '--host', host]);
+    expect(await exitCode(child)).toBe(2);
+    expect(child.stderr()).toMatch(/loopback/);
+    expect(child.stderr()).toMatch(/--https/);
+    expect(child.stdout()).toBe('');
+  });
+});
+
+describe('start-up failures exit 1', () => {
+  it('a port in use', async () => {
+    const first = await serve();
+    const port = new URL(first.ready.url).port;
+    const second = run(['serve', '--port', port]);
+    expect(await exitCode(second)).toBe(1);
+    expect(second.stderr()).toMatch(new RegExp(`port ${port} is in use`));
+    expect(second.stdout()).toBe('');
+  });
+
+  it('a certificate file that cannot be read', async () => {
+    const child = run(['serve', '--port', '0', '--https', '--cert', '/nonexistent/cert.pem', '--key', '/nonexistent/key.pem']);
+    expect(await exitCode(child)).toBe(1);
+    expect(child.stderr()).toMatch(/Cannot read --cert \/nonexistent\/cert.pem: ENOENT/);
+  });
+});
+
+describe('the commands that talk to a server', () => {
+  // Well formed, and a key of no server.
+  const KEY = `sk_test_${'a'.repeat(32)}`;
+
+  it.each([['listen'], ['trigger'], ['logs', 'tail'], ['resend']])('%j --help: exit 0, the connection flags and --json', async (...words) => {
+    const child = run([...words, '--help']);
+    expect(await exitCode(child)).toBe(0);
+    for (const flag of ['--url', '--api-key', '--json', 'PIX_USDT_SANDBOX_URL', 'PIX_USDT_API_KEY']) expect(child.stdout()).toContain(flag);
+    expect(child.stdout()).toContain(`pix-usdt-sandbox ${words.join(' ')}`);
+  });
+
+  it('the top-level help lists every command and the exit codes', async () => {
+    const child = run(['--help']);
+    expect(await exitCode(child)).toBe(0);
+    for (const command of ['serve', 'listen', 'trigger', 'logs tail', 'resend']) expect(child.stdout()).toContain(`pix-usdt-sandbox ${command}`);
+    // Wrapped to the terminal (80 columns when stdout is a pipe): the words, wherever the lines break.
+    expect(child.stdout().replace(/\s+/g, ' ')).toMatch(/Exit codes: 0 ok, 1 .* 2 usage error, 3 the server cannot be reached, 4 the server refused the API key/);
+  });
+
+  it.each([
+    [['listen'], /required option '--forward-to <URL>' not specified/i],
+    [['listen', '--forward-to', 'ftp://x', '--api-key', KEY], /--forward-to must be an http:\/\/ or https:\/\/ URL/],
+    [['listen', '--forward-to', 'http://localhost:3000', '--events', 'conversion.nope', '--api-key', KEY], /--events: "conversion.nope" names no event kind/],
+    [['trigger', 'conversion.completed'], /An API key is needed: --api-key KEY or PIX_USDT_API_KEY/],
+    [['trigger', 'conversion.nope', '--api-key', KEY], /Unknown scenario "conversion.nope"; trigger --list/],
+    [['trigger', 'conversion.completed', '--reason', 'x', '--api-key', KEY], /--reason is for conversion.standby and conversion.failed/],
+    [['trigger', 'conversion.standby', '--reason', 'wrong_address', '--direction', 'onramp', '--api-key', KEY], /offramps only/],
+    [['trigger', 'conversion.completed', '--amount', '1e3', '--api-key', KEY], /--amount must be a positive decimal/],
+    [['logs', 'tail', '--status', '4x', '--api-key', KEY], /--status takes codes or classes/],
+    [['logs'], /Name a subcommand/],
+    [['resend', '--api-key', KEY], /Give a delivery id/],
+    [['resend', 'abc', '--failed', '--api-key', KEY], /not both/],
+    [['resend', '--failed', '--api-key', 'sk_test_short'], /The API key is malformed/],
+  ])('%j: usage error, exit 2', async (args, message) => {
+    const child = run(args, { PIX_USDT_API_KEY: '', PIX_USDT_SANDBOX_URL: '' });
+    expect(await exitCode(child)).toBe(2);
+    expect(child.stderr()).toMatch(message);
+    expect(child.stdout()).toBe('');
+  });
+
+  it('trigger --list --json needs no server: one line per scenario', async () => {
+    const child = run(['trigger', '--list', '--json']);
+    expect(await exitCode(child)).toBe(0);
+    const names = child.stdout().trim().split('\n').map((l) => (JSON.parse(l) as { scenario: string }).scenario);
+    expect(names).toEqual(expect.arrayContaining(['conversion.completed', 'conversion.standby', 'conversion.abandoned', 'user.kyc_approved']));
+  });
+
+  it('nothing listens at --url: exit 3, and what to do', async () => {
+    const first = await serve();
+    const url = first.ready.url;
+    first.child.process.kill('SIGTERM');
+    await exitCode(first.child);
+    for (const args of [['trigger', 'user.kyc_pending'], ['resend', '--failed'], ['logs', 'tail']]) {
+      const child = run([...args, '--url', url, '--api-key', first.ready.api_key]);
+      expect(await exitCode(child), args.join(' ')).toBe(3);
+      expect(child.stderr()).toMatch(/cannot reach the server at .*serve` running there\? Set --url or PIX_USDT_SANDBOX_URL/);
+    }
+  });
+
+  it('a key the server refuses: exit 4', async () => {
+    const { ready } = await serve();
+    const child = run(['trigger', 'user.kyc_pending'], { PIX_USDT_SANDBOX_URL: ready.url, PIX_USDT_API_KEY: KEY });
+    expect(await exitCode(child)).toBe(4);
+    expect(child.stderr()).toMatch(/refused the API key/);
+  });
+});
+
+describe('what the binary loads to start', () => {
+  it('selfsigned only when a certificate is generated (its import cost about a third of every start)', () => {
+    const code = readFileSync(CLI, 'utf8');
+    expect(code).not.toMatch(/\bfrom\s*["']selfsigned["']/);
+    expect(code).toMatch(/\bimport\(\s*["']selfsigned["']\s*\)/);
+  });
+});

@@ -1,0 +1,164 @@
+/**
+ * A data folder in the old layout (`snapshot.json` + `journal.ndjson`) opens: the first start
+ * imports it into the database in one transaction, with one log line, then renames the old files
+ * `*.migrated`. The fixture (test/server/fixtures/legacy-data/) was written by the `serve --data`
+ * of pix-usdt 0.1 (commit 75cc3a0): a seeded server, two tenants, lifecycles, a webhook endpoint
+ * whose deliveries fail (pending, with retries), a deleted user, a clock advanced; a clean stop
+ * (the snapshot), then more mutations and `kill -9` (the journal). legacy-data.json lists what
+ * was answered. In process the clocks are frozen at the fixture's time, so that its idempotency
+ * records stay within their 24 hours whatever the day the test runs.
+ */
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SqlStorage, prepareSchema } from '../../../src/sandbox/storage/sql.js';
+import type { SandboxOptions } from '../../../src/sandbox/index.js';
+import { openSqlite } from '../../../src/server/data/driver.js';
+import { DataFolder } from '../../../src/server/data/folder.js';
+import { readLegacy } from '../../../src/server/data/legacy.js';
+import { type DataStore, openDataStore } from '../../../src/server/data/store.js';
+import { exitCode, serve, stopAll, waitFor } from '../helpers.js';
+import { snapshotRecords } from '../../support/records.js';
+
+const FIXTURE = fileURLToPath(new URL('../fixtures/legacy-data/', import.meta.url));
+
+interface Manifest {
+  requests: Array<{ apiKey: string; method: string; path: string; body: string; idempotencyKey: string; status: number; answer: string }>;
+  users: Array<{ apiKey: string; id: string; externalId: string }>;
+  tenants: Array<{ id: string; apiKey: string }>;
+  defaultTenant: string;
+  defaultKey: string;
+  endpointId: string;
+  deletedUser: string;
+}
+const manifest = JSON.parse(readFileSync(new URL('../fixtures/legacy-data.json', import.meta.url), 'utf8')) as Manifest;
+
+// The fixture's time, frozen: its records are hours old, not months.
+const OPTIONS: SandboxOptions = { now: '2026-11-25T18:39:00.000Z', webhookTransport: () => Promise.reject(new Error('connect ECONNREFUSED')) };
+
+const dirs: string[] = [];
+const stores: DataStore[] = [];
+afterEach(async () => {
+  await stopAll();
+  for (const store of stores.splice(0)) store.close();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function legacyFolder(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'pix-usdt-legacy-'));
+  dirs.push(dir);
+  cpSync(FIXTURE, dir, { recursive: true });
+  return dir;
+}
+
+function open(dir: string): DataStore {
+  const store = openDataStore(dir, OPTIONS);
+  stores.push(store);
+  return store;
+}
+
+/**
+ * A snapshot's tenants with their maps in one order (usage counters are a map: the database keeps
+ * them by key). A fingerprint is compared by its first 14 hex digits: the old layout wrote 28, of
+ * which those are the ones a request is checked against (core/snapshot.ts `idempotencyIn`); an
+ * import keeps them.
+ */
+function comparable(snapshot: ReturnType<DataStore['sandbox']['snapshot']>): unknown {
+  return snapshotRecords(snapshot).tenants.map((t) => ({
+    ...t,
+    idempotency: [...t.idempotency].sort((a, b) => a.startedAt - b.startedAt).map((r) => ({ ...r, fingerprint: r.fingerprint.slice(0, 14) })),
+    usage: [...t.usage].sort(([a], [b]) => a.localeCompare(b)),
+  }));
+}
+
+describe('a data folder in the old layout', () => {
+  it('is imported on the first start: the same state, every answer replays, the old files step aside', async () => {
+    const dir = legacyFolder();
+    const expected = readLegacy(DataFolder.open(dir), false)?.snapshot;
+    expect(expected?.tenants).toHaveLength(2);
+    const store = open(dir);
+    expect(store.origin).toBe('migrated');
+    expect(store.migrated?.entries).toBeGreaterThan(0);
+    expect(store.migrated?.renamed.map((f) => path.basename(f)).sort()).toEqual(['journal.ndjson.migrated', 'snapshot.json.migrated']);
+    expect(readdirSync(dir).filter((n) => !n.startsWith('data.db')).sort()).toEqual(['journal.ndjson.migrated', 'lock', 'snapshot.json.migrated']);
+
+    const sandbox = store.sandbox;
+    expect(sandbox.tenantId).toBe(manifest.defaultTenant);
+    expect(sandbox.apiKey).toBe(manifest.defaultKey);
+    // What the old files held, tenant for tenant (read back from the database).
+    expect(comparable(sandbox.snapshot())).toEqual(comparable(expected as NonNullable<typeof expected>));
+
+    // Every answered mutation replays its first answer.
+    expect(manifest.requests.length).toBeGreaterThan(30);
+    for (const r of manifest.requests) {
+      const headers: Record<string, string> = { authorization: `Bearer ${r.apiKey}`, 'idempotency-key': r.idempotencyKey };
+      if (r.body !== '') headers['content-type'] = 'application/json';
+      const res = await sandbox.fetch(r.path, { method: r.method, headers, body: r.body === '' ? null : r.body });
+      expect(res.status, `${r.method} ${r.path}`).toBe(r.status);
+      expect(res.headers.get('idempotent-replayed')).toBe('true');
+      expect(await res.text()).toBe(r.answer);
+    }
+    // Users, the deleted one included; the webhook deliveries still pending, with their retries.
+    for (const u of manifest.users) {
+      const res = await sandbox.fetch(`/v1/users/${u.id}`, { headers: { authorization: `Bearer ${u.apiKey}` } });
+      expect(res.status).toBe(u.id === manifest.deletedUser ? 404 : 200);
+    }
+    expect(sandbox.webhooks.pending(manifest.defaultTenant).length).toBeGreaterThan(0);
+  });
+
+  it('imports once: a restart reads the database; old files found again beside it are leftovers, renamed, not imported', async () => {
+    const dir = legacyFolder();
+    const first = open(dir);
+    const created = await first.sandbox.fetch('/v1/users', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${manifest.defaultKey}`, 'content-type': 'application/json', 'idempotency-key': 'after-import' },
+      body: JSON.stringify({ external_id: 'after-import', name: 'After', document_type: 'cpf', document_number: '52998224725' }),
+    });
+    expect(created.status).toBe(201);
+    const user = (await created.json()) as { id: string };
+    first.close();
+    stores.splice(stores.indexOf(first), 1);
+    // A kill between the import's commit and the renames leaves the old files: put them back.
+    renameSync(path.join(dir, 'snapshot.json.migrated'), path.join(dir, 'snapshot.json'));
+    renameSync(path.join(dir, 'journal.ndjson.migrated'), path.join(dir, 'journal.ndjson'));
+
+    const second = open(dir);
+    expect(second.origin).toBe('restored');
+    expect(existsSync(path.join(dir, 'snapshot.json'))).toBe(false);
+    expect(existsSync(path.join(dir, 'snapshot.json.migrated'))).toBe(true);
+    // Not imported over what came after.
+    const res = await second.sandbox.fetch(`/v1/users/${user.id}`, { headers: { authorization: `Bearer ${manifest.defaultKey}` } });
+    expect(res.status).toBe(200);
+  });
+
+  it('an import cut short (a database without its mark beside the old files) is done again', () => {
+    const dir = legacyFolder();
+    // What a kill during the first start leaves: the database created, its import not committed.
+    const db = openSqlite(path.join(dir, 'data.db'));
+    prepareSchema(db);
+    expect(new SqlStorage(db).meta().has('environment')).toBe(false);
+    db.close();
+    const store = open(dir);
+    expect(store.origin).toBe('migrated');
+    expect(store.sandbox.snapshot().tenants).toHaveLength(2);
+  });
+
+  it('with the server: one log line says what was imported and where the old files went', async () => {
+    const dir = legacyFolder();
+    const { child, ready } = await serve(['--data', dir]);
+    await waitFor(child, () => (child.stderr().includes('listening on') ? true : undefined), 'the start-up log');
+    const lines = child.stderr().split('\n').filter((l) => l.includes('migrated'));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/data in .*data\.db \(migrated: imported snapshot\.json and \d+ journal entries; the old files are kept as snapshot\.json\.migrated and journal\.ndjson\.migrated/);
+    expect(ready.api_key).toBe(manifest.defaultKey);
+    for (const u of manifest.users.filter((x) => x.id !== manifest.deletedUser)) {
+      const res = await fetch(`${ready.url}/v1/users/${u.id}`, { headers: { authorization: `Bearer ${u.apiKey}` } });
+      expect(res.status).toBe(200);
+    }
+    child.process.kill('SIGTERM');
+    expect(await exitCode(child)).toBe(0);
+    expect(readdirSync(dir).sort()).toEqual(['data.db', 'journal.ndjson.migrated', 'snapshot.json.migrated']);
+  });
+});
