@@ -2,6 +2,7 @@
  * The command line of the real binary: help, usage errors and their exit codes.
  */
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI, exitCode, run, serve, stopAll } from '../helpers.js';
 
@@ -112,12 +113,10 @@ describe('the commands that talk to a server', () => {
   });
 
   it('nothing listens at --url: exit 3, and what to do', async () => {
-    const first = await serve();
-    const url = first.ready.url;
-    first.child.process.kill('SIGTERM');
-    await exitCode(first.child);
+    // A port that was free a moment ago: nothing listens there.
+    const url = await deadUrl();
     for (const args of [['trigger', 'user.kyc_pending'], ['resend', '--failed'], ['logs', 'tail']]) {
-      const child = run([...args, '--url', url, '--api-key', first.ready.api_key]);
+      const child = run([...args, '--url', url, '--api-key', KEY]);
       expect(await exitCode(child), args.join(' ')).toBe(3);
       expect(child.stderr()).toMatch(/cannot reach the server at .*serve` running there\? Set --url or PIX_USDT_SANDBOX_URL/);
     }
@@ -138,3 +137,14 @@ describe('what the binary loads to start', () => {
     expect(code).toMatch(/\bimport\(\s*["']selfsigned["']\s*\)/);
   });
 });
+
+/** The URL of a port that was free a moment ago (listened on, then closed). */
+function deadUrl(): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(`http://127.0.0.1:${port}`));
+    });
+    server.once('error', reject);
+  });
+}

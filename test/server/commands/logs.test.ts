@@ -42,11 +42,13 @@ function call(ready: Ready, method: string, path: string, body?: unknown, header
   });
 }
 
+// One server for the file: each case makes its own requests (and tenants) and looks for their ids.
+let ready: Ready;
+beforeAll(async () => {
+  ({ ready } = await serve());
+});
+
 describe('logs tail', () => {
-  let ready: Ready;
-  beforeAll(async () => {
-    ({ ready } = await serve());
-  });
 
   it('--json: one line per request, with request id, status, latency, replays and faults', async () => {
     const child = await tail(ready, ['--json']);
@@ -136,7 +138,6 @@ async function until<T>(check: () => T | undefined, what: string, ms = 10_000): 
 
 describe("whose log (issue 21): a tenant's key reads its own tenant's requests; the control key, every request", () => {
   it('two tenants on one server: B sees only B, the operator sees both; a rotated key reads no more', async () => {
-    const { ready } = await serve();
     const as = (key: string) => ({ ...ready, api_key: key });
     const created = (await (await call(ready, 'POST', '/v1/test_helpers/tenants', {})).json()) as { tenant_id: string; api_key: { id: string; api_key: string } };
     const b = as(created.api_key.api_key);
@@ -173,7 +174,6 @@ describe("whose log (issue 21): a tenant's key reads its own tenant's requests; 
   });
 
   it('`logs tail` with the control key prints every tenant\'s requests', async () => {
-    const { ready } = await serve();
     const created = (await (await call(ready, 'POST', '/v1/test_helpers/tenants', {})).json()) as { api_key: { api_key: string } };
     const child = run(['logs', 'tail', '--json'], { PIX_USDT_SANDBOX_URL: ready.url, PIX_USDT_API_KEY: ready.control_key });
     await waitFor(child, () => (child.stderr().includes('tailing the request log') ? true : undefined), 'the subscription');
