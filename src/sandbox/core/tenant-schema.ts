@@ -35,8 +35,8 @@ export const MIN_INSTANT = 0;
 export const MAX_INSTANT = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 /** The largest `seq` (a record's position) a document may hold. */
 export const MAX_SEQ = 2 ** 31 - 1;
-/** The deepest nesting of arrays and objects in a document (ours need about 8). */
-export const MAX_DOCUMENT_DEPTH = 64;
+/** The deepest nesting of arrays and objects in a document (ours need 8; a request body may nest 64). */
+export const MAX_DOCUMENT_DEPTH = 32;
 /** How many issues a refusal lists at most. */
 export const MAX_ISSUES = 20;
 
