@@ -27,8 +27,11 @@ const outcomes = { refused: 0, restored: 0 };
 
 /** Every place in a JSON value: the paths of its members and items, the root excluded. */
 function pathsOf(value: Json, at: Path = [], out: Path[] = []): Path[] {
-  if (Array.isArray(value)) value.forEach((v, i) => (out.push([...at, i]), pathsOf(v, [...at, i], out)));
-  else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) (out.push([...at, k]), pathsOf(v, [...at, k], out));
+  const children: Array<[string | number, Json]> = Array.isArray(value) ? value.map((v, i) => [i, v]) : value !== null && typeof value === 'object' ? Object.entries(value) : [];
+  for (const [key, child] of children) {
+    out.push([...at, key]);
+    pathsOf(child, [...at, key], out);
+  }
   return out;
 }
 

@@ -100,17 +100,19 @@ export const Id = /* @__PURE__ */ lazy(() =>
 /** A whole number of milliseconds since the epoch, from 1970 to the end of year 9999. */
 export const Instant = /* @__PURE__ */ lazy(() =>
   z.number().check(
-  z.refine((n) => Number.isInteger(n) && n >= MIN_INSTANT && n <= MAX_INSTANT, 'Must be a whole number of milliseconds from 1970-01-01 to 9999-12-31'),
-));
+    z.refine((n) => Number.isInteger(n) && n >= MIN_INSTANT && n <= MAX_INSTANT, 'Must be a whole number of milliseconds from 1970-01-01 to 9999-12-31'),
+  ),
+);
 /** An instant as ISO 8601 text (`2026-03-02T12:00:00.000Z`), in the same range. */
 export const IsoInstant = /* @__PURE__ */ lazy(() =>
   z.string().check(
-  z.refine((s) => {
-    if (!ISO_INSTANT.test(s)) return false;
-    const ms = Date.parse(s);
-    return Number.isFinite(ms) && ms >= MIN_INSTANT && ms <= MAX_INSTANT;
-  }, 'Must be an ISO 8601 instant (2026-03-02T12:00:00.000Z) from 1970 to 9999'),
-));
+    z.refine((s) => {
+      if (!ISO_INSTANT.test(s)) return false;
+      const ms = Date.parse(s);
+      return Number.isFinite(ms) && ms >= MIN_INSTANT && ms <= MAX_INSTANT;
+    }, 'Must be an ISO 8601 instant (2026-03-02T12:00:00.000Z) from 1970 to 9999'),
+  ),
+);
 /** A non-negative decimal string below 10^15, at most 18 decimals. */
 export const Amount = /* @__PURE__ */ lazy(() =>
   z.string().check(z.regex(/^(0|[1-9]\d{0,14})(\.\d{1,18})?$/, 'Must be a non-negative decimal string below 10^15')));
@@ -119,165 +121,173 @@ export const Seq = /* @__PURE__ */ lazy(() =>
   z.number().check(z.refine((n) => Number.isInteger(n) && n >= 0 && n <= MAX_SEQ, `Must be a whole number from 0 to ${MAX_SEQ}`)));
 // Text a partner chose (names, metadata, Pix keys): any string, bounded by the document's size.
 const Text = /* @__PURE__ */ lazy(() => z.string());
-const nullable = <T extends z.core.SomeType>(t: T) => z.nullable(t);
 
 const Submission = /* @__PURE__ */ lazy(() =>
   z.strictObject({
-  id: Id,
-  status: z.enum(['initiated', 'in_review', 'approved', 'rejected', 'expired']),
-  createdAt: Instant,
-  submittedAt: nullable(Instant),
-  resultAt: nullable(Instant),
-  rejectionReason: nullable(Text),
-}));
+    id: Id,
+    status: z.enum(['initiated', 'in_review', 'approved', 'rejected', 'expired']),
+    createdAt: Instant,
+    submittedAt: z.nullable(Instant),
+    resultAt: z.nullable(Instant),
+    rejectionReason: z.nullable(Text),
+  }),
+);
 
 const User = /* @__PURE__ */ lazy(() =>
   z.strictObject({
-  id: Id,
-  seq: Seq,
-  externalId: Text,
-  name: Text,
-  email: nullable(Text),
-  dateOfBirth: nullable(z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/, 'Must be a date (YYYY-MM-DD)'))),
-  cpf: z.string().check(z.regex(/^\d{11}$/, 'Must be 11 digits')),
-  kycStatus: z.enum(oneOf(KYC_STATUSES, reachable(KYC_MACHINE, ['not_started']))),
-  kycApprovedAt: nullable(Instant),
-  kycExpiresAt: nullable(Instant),
-  metadata: z.record(z.string(), Text),
-  createdAt: Instant,
-  updatedAt: Instant,
-  deletedAt: nullable(Instant),
-  submission: nullable(Submission),
-  walletId: Id,
-  balance: Amount,
-  walletUpdatedAt: Instant,
-}));
+    id: Id,
+    seq: Seq,
+    externalId: Text,
+    name: Text,
+    email: z.nullable(Text),
+    dateOfBirth: z.nullable(z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/, 'Must be a date (YYYY-MM-DD)'))),
+    cpf: z.string().check(z.regex(/^\d{11}$/, 'Must be 11 digits')),
+    kycStatus: z.enum(oneOf(KYC_STATUSES, reachable(KYC_MACHINE, ['not_started']))),
+    kycApprovedAt: z.nullable(Instant),
+    kycExpiresAt: z.nullable(Instant),
+    metadata: z.record(z.string(), Text),
+    createdAt: Instant,
+    updatedAt: Instant,
+    deletedAt: z.nullable(Instant),
+    submission: z.nullable(Submission),
+    walletId: Id,
+    balance: Amount,
+    walletUpdatedAt: Instant,
+  }),
+);
 
 const Direction = /* @__PURE__ */ lazy(() =>
   z.enum(['onramp', 'offramp']));
 
 const Quote = /* @__PURE__ */ lazy(() =>
   z.strictObject({
-  id: Id,
-  seq: Seq,
-  userId: Id,
-  direction: Direction,
-  sourceAmount: Amount,
-  targetAmount: Amount,
-  exchangeRate: Amount,
-  spreadBps: z.number().check(z.int(), z.gte(0), z.lte(10_000)),
-  feeUsdt: Amount,
-  netTargetAmount: Amount,
-  walletAddress: nullable(Text),
-  pixKey: nullable(Text),
-  pixKeyType: nullable(z.enum(PIX_KEY_TYPES)),
-  holderName: nullable(Text),
-  holderDocument: nullable(Text),
-  pixVerifiedAt: nullable(Instant),
-  status: z.enum(oneOf(QUOTE_STATUSES, reachable(QUOTE_MACHINE))),
-  expiresAt: Instant,
-  consumedAt: nullable(Instant),
-  consumedBy: nullable(Id),
-  createdAt: Instant,
-}));
+    id: Id,
+    seq: Seq,
+    userId: Id,
+    direction: Direction,
+    sourceAmount: Amount,
+    targetAmount: Amount,
+    exchangeRate: Amount,
+    spreadBps: z.number().check(z.int(), z.gte(0), z.lte(10_000)),
+    feeUsdt: Amount,
+    netTargetAmount: Amount,
+    walletAddress: z.nullable(Text),
+    pixKey: z.nullable(Text),
+    pixKeyType: z.nullable(z.enum(PIX_KEY_TYPES)),
+    holderName: z.nullable(Text),
+    holderDocument: z.nullable(Text),
+    pixVerifiedAt: z.nullable(Instant),
+    status: z.enum(oneOf(QUOTE_STATUSES, reachable(QUOTE_MACHINE))),
+    expiresAt: Instant,
+    consumedAt: z.nullable(Instant),
+    consumedBy: z.nullable(Id),
+    createdAt: Instant,
+  }),
+);
 
 const Conversion = /* @__PURE__ */ lazy(() =>
   z.strictObject({
-  id: Id,
-  seq: Seq,
-  userId: Id,
-  quoteId: Id,
-  liquidationQuoteId: nullable(Id),
-  direction: Direction,
-  status: z.enum(oneOf(CONVERSION_STATUSES, reachable(CONVERSION_MACHINE))),
-  expected: Amount,
-  received: Amount,
-  targetAmount: Amount,
-  windowExpiresAt: Instant,
-  standbyAt: nullable(Instant),
-  standbyReason: nullable(z.enum(STANDBY_REASONS)),
-  pixAt: nullable(Instant),
-  usdtAt: nullable(Instant),
-  settleAt: nullable(Instant),
-  completedAt: nullable(Instant),
-  failureReason: nullable(z.enum(FAILURE_REASONS)),
-  createdAt: Instant,
-  updatedAt: Instant,
-  reservedBrl: Amount,
-  reservedAt: Instant,
-  transactionId: nullable(Id),
-}));
+    id: Id,
+    seq: Seq,
+    userId: Id,
+    quoteId: Id,
+    liquidationQuoteId: z.nullable(Id),
+    direction: Direction,
+    status: z.enum(oneOf(CONVERSION_STATUSES, reachable(CONVERSION_MACHINE))),
+    expected: Amount,
+    received: Amount,
+    targetAmount: Amount,
+    windowExpiresAt: Instant,
+    standbyAt: z.nullable(Instant),
+    standbyReason: z.nullable(z.enum(STANDBY_REASONS)),
+    pixAt: z.nullable(Instant),
+    usdtAt: z.nullable(Instant),
+    settleAt: z.nullable(Instant),
+    completedAt: z.nullable(Instant),
+    failureReason: z.nullable(z.enum(FAILURE_REASONS)),
+    createdAt: Instant,
+    updatedAt: Instant,
+    reservedBrl: Amount,
+    reservedAt: Instant,
+    transactionId: z.nullable(Id),
+  }),
+);
 
 const Transaction = /* @__PURE__ */ lazy(() =>
   z.strictObject({
-  id: Id,
-  seq: Seq,
-  userId: Id,
-  quoteId: Id,
-  conversionId: nullable(Id),
-  status: z.enum(oneOf(TRANSACTION_STATUSES, reachable(TRANSACTION_MACHINE))),
-  sourceAmount: Amount,
-  targetAmount: Amount,
-  exchangeRate: Amount,
-  walletAddress: nullable(Text),
-  pixPaidAt: nullable(Instant),
-  usdtSentAt: nullable(Instant),
-  settleAt: nullable(Instant),
-  failureReason: nullable(Text),
-  createdAt: Instant,
-  updatedAt: Instant,
-  completedAt: nullable(Instant),
-  expiresAt: Instant,
-  // Absent in snapshots from before standalone transactions held limits (nothing held).
-  reservedBrl: z.optional(Amount),
-  reservedAt: z.optional(Instant),
-}));
+    id: Id,
+    seq: Seq,
+    userId: Id,
+    quoteId: Id,
+    conversionId: z.nullable(Id),
+    status: z.enum(oneOf(TRANSACTION_STATUSES, reachable(TRANSACTION_MACHINE))),
+    sourceAmount: Amount,
+    targetAmount: Amount,
+    exchangeRate: Amount,
+    walletAddress: z.nullable(Text),
+    pixPaidAt: z.nullable(Instant),
+    usdtSentAt: z.nullable(Instant),
+    settleAt: z.nullable(Instant),
+    failureReason: z.nullable(Text),
+    createdAt: Instant,
+    updatedAt: Instant,
+    completedAt: z.nullable(Instant),
+    expiresAt: Instant,
+    // Absent in snapshots from before standalone transactions held limits (nothing held).
+    reservedBrl: z.optional(Amount),
+    reservedAt: z.optional(Instant),
+  }),
+);
 
 const Key = /* @__PURE__ */ lazy(() =>
   z.strictObject({
-  id: Id,
-  tenantId: Id,
-  secret: z.string().check(z.regex(API_KEY_FORMAT, 'Must be an API key secret')),
-  name: Text,
-  capabilities: z.array(z.enum(CAPABILITIES)).check(z.maxLength(CAPABILITIES.length)),
-  createdAt: Instant,
-  revokedAt: nullable(Instant),
-}));
+    id: Id,
+    tenantId: Id,
+    secret: z.string().check(z.regex(API_KEY_FORMAT, 'Must be an API key secret')),
+    name: Text,
+    capabilities: z.array(z.enum(CAPABILITIES)).check(z.maxLength(CAPABILITIES.length)),
+    createdAt: Instant,
+    revokedAt: z.nullable(Instant),
+  }),
+);
 
 const StoredHeaders = /* @__PURE__ */ lazy(() =>
   z.record(z.string(), z.string()).check(
-  z.superRefine((headers, ctx) => {
-    for (const [name, value] of Object.entries(headers)) {
-      if (name === 'x-request-id') {
-        if (!isRequestId(value)) ctx.issues.push({ code: 'custom', input: value, path: [name], message: 'Must be a request id of the sandbox (req_...)' });
-      } else if (!replayableHeader(name, value)) {
-        ctx.issues.push({ code: 'custom', input: value, path: [name], message: `Not a header a replay may answer (${[...REPLAY_HEADERS, `${REPLAY_HEADER_PREFIX}*`].join(', ')}, printable values)` });
+    z.superRefine((headers, ctx) => {
+      for (const [name, value] of Object.entries(headers)) {
+        if (name === 'x-request-id') {
+          if (!isRequestId(value)) ctx.issues.push({ code: 'custom', input: value, path: [name], message: 'Must be a request id of the sandbox (req_...)' });
+        } else if (!replayableHeader(name, value)) {
+          ctx.issues.push({ code: 'custom', input: value, path: [name], message: `Not a header a replay may answer (${[...REPLAY_HEADERS, `${REPLAY_HEADER_PREFIX}*`].join(', ')}, printable values)` });
+        }
       }
-    }
-  }),
-));
+    }),
+  ),
+);
 
 const Idempotency = /* @__PURE__ */ lazy(() =>
   z.strictObject({
-  key: z.string().check(z.minLength(1), z.maxLength(255)),
-  fingerprint: z.string().check(z.regex(/^[0-9a-f]{14}([0-9a-f]{14})?$/, 'Must be 14 or 28 hex digits')),
-  running: z.literal(false),
-  startedAt: Instant,
-  status: z.number().check(z.refine(replayableStatus, 'Must be an HTTP status from 200 to 599')),
-  body: z.nullable(z.string().check(z.refine((b) => jsonDepth(b) <= MAX_DOCUMENT_DEPTH, `Must nest at most ${MAX_DOCUMENT_DEPTH} levels`))),
-  headers: StoredHeaders,
-}));
+    key: z.string().check(z.minLength(1), z.maxLength(255)),
+    fingerprint: z.string().check(z.regex(/^[0-9a-f]{14}([0-9a-f]{14})?$/, 'Must be 14 or 28 hex digits')),
+    running: z.literal(false),
+    startedAt: Instant,
+    status: z.number().check(z.refine(replayableStatus, 'Must be an HTTP status from 200 to 599')),
+    body: z.nullable(z.string().check(z.refine((b) => jsonDepth(b) <= MAX_DOCUMENT_DEPTH, `Must nest at most ${MAX_DOCUMENT_DEPTH} levels`))),
+    headers: StoredHeaders,
+  }),
+);
 
 const UsageBucket = /* @__PURE__ */ lazy(() =>
   z.string().check(z.regex(/^(p|u[0-9a-f-]{36})?[dm]\d{1,7}$/, 'Must be a usage bucket (d<day>, m<month>, with p or u<user id> before)')));
 
 const Event = /* @__PURE__ */ lazy(() =>
   z.strictObject({
-  id: Id,
-  type: z.enum(EVENT_TYPES),
-  created_at: IsoInstant,
-  data: z.strictObject({ object: z.looseObject({ id: z.string().check(z.maxLength(200)) }) }),
-}));
+    id: Id,
+    type: z.enum(EVENT_TYPES),
+    created_at: IsoInstant,
+    data: z.strictObject({ object: z.looseObject({ id: z.string().check(z.maxLength(200)) }) }),
+  }),
+);
 
 /**
  * A plugin's part of a tenant's `extensions`: the schema of its value, checked with the rest of
