@@ -40,6 +40,8 @@ async function call(server: RunningServer, method: string, target: string, body?
   return { status: response.status, json: (await response.json()) as Record<string, unknown> };
 }
 
+const endpointsOf = (tenant: Record<string, unknown>): Array<Record<string, unknown>> => (tenant['extensions'] as { webhooks: { endpoints: Array<Record<string, unknown>> } }).webhooks.endpoints;
+
 describe('tenant documents on the server', () => {
   it('refuses bad documents with an enveloped 400; rows planted in the data folder neither smuggle a replay nor take the listing down after a restart', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'pix-usdt-documents-'));
@@ -48,6 +50,9 @@ describe('tenant documents on the server', () => {
     let server = await start();
     const userBody = { external_id: 'e1', name: 'Ana', document_type: 'cpf', document_number: cpf(1) };
     expect((await call(server, 'POST', '/v1/users', userBody, { 'idempotency-key': 'user-1' })).status).toBe(201);
+    // Created after the user: no event is sent to it (the document holds it, as the issue's 13 kB document did).
+    const endpoint = await call(server, 'POST', '/v1/webhook_endpoints', { url: 'https://receiver.example/hooks', event_types: ['user.created'] }, { 'idempotency-key': 'endpoint-1' });
+    expect(endpoint.status, JSON.stringify(endpoint.json)).toBe(201);
     const other = (await call(server, 'POST', '/v1/test_helpers/tenants', {})).json as { tenant_id: string };
     const doc = (await call(server, 'GET', '/v1/test_helpers/tenant/snapshot')).json as { tenant: Record<string, unknown> };
     // Over HTTP, as in process: a far-future clock, a stored answer that would smuggle, a record far past the others.
@@ -56,6 +61,9 @@ describe('tenant documents on the server', () => {
       ['a replay of status 999', (t) => ((t['idempotency'] as Array<Record<string, unknown>>)[0]!['status'] = 999), 'snapshot.tenant.idempotency.0.status'],
       ['a replay with transfer-encoding', (t) => ((t['idempotency'] as Array<{ headers: Record<string, string> }>)[0]!.headers['transfer-encoding'] = 'chunked'), 'snapshot.tenant.idempotency.0.headers.transfer-encoding'],
       ['a user at seq 2000000', (t) => ((t['users'] as Array<Record<string, unknown>>)[0]!['seq'] = 2_000_000), 'snapshot.tenant.users.0.seq'],
+      // The HIGH finding's document: its one webhook endpoint at seq 2000000 was accepted (201) and filled every slot up to it.
+      ['an endpoint at seq 2000000', (t) => (endpointsOf(t)[0]!['seq'] = 2_000_000), 'snapshot.tenant.extensions.webhooks.endpoints.0.seq'],
+      ['an endpoint at seq 1e300', (t) => (endpointsOf(t)[0]!['seq'] = 1e300), 'snapshot.tenant.extensions.webhooks.endpoints.0.seq'],
     ];
     for (const [what, change, issue] of bad) {
       const copy = JSON.parse(JSON.stringify(doc)) as typeof doc;
