@@ -107,7 +107,10 @@ export function build(options: SandboxOptions): Parts {
   const webhooks = webhooksPlugin(platform, options.webhookTransport, options.webhooks, count(options.deliveryLogSize, DELIVERY_LOG_SIZE, 'deliveryLogSize'));
   const faults = faultsPlugin(platform.random);
   const plugins = [webhooks, faults];
-  for (const plugin of plugins) if (plugin.timers) platform.addTimers(plugin.timers);
+  for (const plugin of plugins) {
+    if (plugin.timers) platform.addTimers(plugin.timers);
+    for (const [name, schema] of Object.entries(plugin.extensions ?? {})) platform.addExtension(name, schema);
+  }
   const transfer = tenantTransfer(platform);
   const app = new App(platform, {
     routes: [...coreRoutes(transfer), ...plugins.flatMap((p) => p.routes)],

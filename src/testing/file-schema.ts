@@ -7,6 +7,31 @@
 import * as z from 'zod/mini';
 import { EVENT_TYPES } from '../models/index.js';
 
+/** At most this many steps in a scenario file. */
+export const MAX_SCENARIO_STEPS = 500;
+/** The longest `advance` of one step, in seconds: 365 days. */
+export const MAX_ADVANCE_SECONDS = 365 * 86_400;
+/** The deepest nesting of arrays and objects in a scenario file (its `params` and `fields` included). */
+export const MAX_SCENARIO_DEPTH = 32;
+/** The largest scenario file, in characters of JSON (1 MB; `trigger --file` reads at most as many bytes). */
+export const MAX_SCENARIO_FILE_CHARS = 1_000_000;
+
+/**
+ * The limits of a scenario file: one fact for `runScenarioFile`, `pix-usdt-sandbox trigger
+ * --file` and the published JSON Schema (docs/scenario-file.schema.json). A file past any of
+ * them is refused whole, before any step runs.
+ */
+export const SCENARIO_FILE_LIMITS: Readonly<{
+  /** Steps in a file. */
+  steps: number;
+  /** Seconds of one `advance` step (365 days). */
+  advanceSeconds: number;
+  /** Levels of nested arrays and objects, the file itself being the first. */
+  depth: number;
+  /** Characters of JSON. */
+  chars: number;
+}> = Object.freeze({ steps: MAX_SCENARIO_STEPS, advanceSeconds: MAX_ADVANCE_SECONDS, depth: MAX_SCENARIO_DEPTH, chars: MAX_SCENARIO_FILE_CHARS });
+
 /** An id a later step references its answer by: `${id.field}`. */
 const StepId = z.string().check(
   z.regex(/^[A-Za-z_][A-Za-z0-9_-]*$/, 'Expected a name of letters, digits, _ and - (starting with a letter or _), e.g. user or conversion_1'),
@@ -82,17 +107,27 @@ export const CallStep = apiStep({
   target: Target,
 });
 
+/** The seconds of an `advance`: the sum of its units (with `largest`, the largest unit alone). */
+export function advanceSeconds(advance: { seconds?: number | undefined; minutes?: number | undefined; hours?: number | undefined; days?: number | undefined }, largest = false): number {
+  const parts = [advance.seconds ?? 0, (advance.minutes ?? 0) * 60, (advance.hours ?? 0) * 3600, (advance.days ?? 0) * 86_400];
+  return largest ? Math.max(...parts) : parts.reduce((a, b) => a + b, 0);
+}
+
 /** `advance`: the tenant's clock moves on; timers due in the span fire in order. */
 export const AdvanceStep = z.strictObject({
   id: z.optional(StepId),
   advance: z
     .strictObject({
-      seconds: z.optional(z.number().check(z.gte(0))),
-      minutes: z.optional(z.number().check(z.gte(0))),
-      hours: z.optional(z.number().check(z.gte(0))),
-      days: z.optional(z.number().check(z.gte(0))),
+      seconds: z.optional(z.number().check(z.gte(0), z.lte(MAX_ADVANCE_SECONDS))),
+      minutes: z.optional(z.number().check(z.gte(0), z.lte(MAX_ADVANCE_SECONDS / 60))),
+      hours: z.optional(z.number().check(z.gte(0), z.lte(MAX_ADVANCE_SECONDS / 3600))),
+      days: z.optional(z.number().check(z.gte(0), z.lte(MAX_ADVANCE_SECONDS / 86_400))),
     })
-    .check(z.describe('How far: the sum of the units given, at most 365 days.')),
+    .check(
+      // The sum, once each unit is within its own bound (a unit past it is named alone).
+      z.refine((a) => advanceSeconds(a) <= MAX_ADVANCE_SECONDS || advanceSeconds(a, true) > MAX_ADVANCE_SECONDS, `At most 365 days (${MAX_ADVANCE_SECONDS} seconds) in all`),
+      z.describe('How far: the sum of the units given, at most 365 days.'),
+    ),
 });
 
 const Fields = z.record(z.string(), z.unknown()).check(z.describe('Fields the object must have, with these values (others are not compared); values may be references.'));
@@ -143,13 +178,13 @@ export const ScenarioFileSchema = z
     $schema: z.optional(z.string()),
     name: z.optional(z.string().check(z.maxLength(200))),
     description: z.optional(z.string().check(z.maxLength(2000))),
-    steps: z.array(z.union([CreateStep, ScenarioStepSchema, HelperStep, CallStep, AdvanceStep, ExpectStep])).check(z.minLength(1), z.maxLength(500)),
+    steps: z.array(z.union([CreateStep, ScenarioStepSchema, HelperStep, CallStep, AdvanceStep, ExpectStep])).check(z.minLength(1), z.maxLength(MAX_SCENARIO_STEPS)),
   })
   .check(
     z.meta({
       title: 'pix-usdt scenario file',
       description:
-        'Steps run in order against a sandbox (pix-usdt-sandbox trigger --file, or runScenarioFile from pix-usdt/testing). A string "${id.path}" is the value at path of the answer of the earlier step named id.',
+        `Steps run in order against a sandbox (pix-usdt-sandbox trigger --file, or runScenarioFile from pix-usdt/testing). A string "\${id.path}" is the value at path of the answer of the earlier step named id. A whole file is checked before any step runs: at most ${MAX_SCENARIO_STEPS} steps, ${MAX_SCENARIO_FILE_CHARS} characters and ${MAX_SCENARIO_DEPTH} levels of nested arrays and objects; a file that is not valid runs nothing.`,
     }),
   );
 

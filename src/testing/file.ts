@@ -11,11 +11,16 @@ import type {
   CALLS,
   HELPERS} from './file-schema.js';
 import {
+  MAX_ADVANCE_SECONDS,
+  MAX_SCENARIO_DEPTH,
+  MAX_SCENARIO_FILE_CHARS,
+  MAX_SCENARIO_STEPS,
   type ScenarioFile,
   type ScenarioFileStep,
   type StepKind,
   STEP_KINDS,
   ScenarioFileSchema,
+  advanceSeconds,
 } from './file-schema.js';
 import { createConversion, createUser, type ConversionScenarioOptions, type UserScenarioOptions } from './scenarios.js';
 
@@ -102,18 +107,38 @@ function label(index: number, step: unknown): string {
  * {@link ScenarioFileError} listing every issue with its step.
  */
 export function parseScenarioFile(input: string | unknown, source = 'scenario file'): ScenarioFile {
+  const tooLarge = (size: number): ScenarioFileError =>
+    new ScenarioFileError(`${source} is too large: at most ${MAX_SCENARIO_FILE_CHARS} characters of JSON; it has ${size}.`, [{ step: null, path: '', message: `At most ${MAX_SCENARIO_FILE_CHARS} characters` }]);
   let data: unknown = input;
   if (typeof input === 'string') {
+    if (input.length > MAX_SCENARIO_FILE_CHARS) throw tooLarge(input.length);
     try {
       data = JSON.parse(input);
     } catch (error) {
       throw new ScenarioFileError(`${source} is not JSON: ${(error as Error).message}`, [{ step: null, path: '', message: 'not JSON' }]);
     }
   }
+  // Before anything walks it: a value nested 50,000 deep overflows the stack of a recursive walk.
+  const deep = deeperThan(data, MAX_SCENARIO_DEPTH);
+  if (deep !== null) {
+    const message = `Nested deeper than ${MAX_SCENARIO_DEPTH} levels of arrays and objects`;
+    throw new ScenarioFileError(`${source} is not a valid scenario file (docs/scenario-file.schema.json):\n  file: ${deep}: ${message}`, [{ step: null, path: deep, message }]);
+  }
+  if (typeof input !== 'string') {
+    let size: number;
+    try {
+      size = JSON.stringify(data)?.length ?? 0;
+    } catch {
+      throw new ScenarioFileError(`${source} is not JSON: it cannot be serialised`, [{ step: null, path: '', message: 'not JSON' }]);
+    }
+    if (size > MAX_SCENARIO_FILE_CHARS) throw tooLarge(size);
+  }
   const issues: ScenarioFileIssue[] = [];
   const top = z.safeParse(z.looseObject({ steps: z.array(z.unknown()).check(z.minLength(1)) }), data);
   if (!top.success) {
     issues.push({ step: null, path: 'steps', message: 'A scenario file is an object with "steps": a non-empty array of steps.' });
+  } else if (top.data.steps.length > MAX_SCENARIO_STEPS) {
+    issues.push({ step: null, path: 'steps', message: `At most ${MAX_SCENARIO_STEPS} steps; this file has ${top.data.steps.length}` });
   } else {
     const seen = new Set<string>();
     top.data.steps.forEach((step, i) => {
@@ -153,6 +178,21 @@ export function parseScenarioFile(input: string | unknown, source = 'scenario fi
     throw new ScenarioFileError(`${source} is not a valid scenario file (docs/scenario-file.schema.json):\n${lines.join('\n')}`, issues);
   }
   return data as ScenarioFile;
+}
+
+/**
+ * The path of the first array or object nested deeper than `max` in a parsed value (`null`:
+ * none), found without recursion.
+ */
+function deeperThan(value: unknown, max: number): string | null {
+  const stack: Array<[unknown, number, string]> = [[value, 1, '']];
+  while (stack.length > 0) {
+    const [v, depth, path] = stack.pop() as [unknown, number, string];
+    if (v === null || typeof v !== 'object') continue;
+    if (depth > max) return path;
+    for (const [k, child] of Object.entries(v)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1, path === '' ? k : `${path}.${k}`]);
+  }
+  return null;
 }
 
 const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_-]*)((?:\.[^.}]+)*)\}/g;
@@ -246,7 +286,7 @@ function summaryOf(kind: StepKind, step: ScenarioFileStep): string {
 }
 
 function secondsOf(d: Record<string, number | undefined>): number {
-  return (d['seconds'] ?? 0) + (d['minutes'] ?? 0) * 60 + (d['hours'] ?? 0) * 3600 + (d['days'] ?? 0) * 86_400;
+  return advanceSeconds(d);
 }
 
 type Body = Record<string, unknown>;
@@ -318,8 +358,9 @@ async function execute(client: PixUsdt, kind: StepKind, step: Body, answers: Map
     case 'call':
       return PARTNER_CALLS[step['call'] as Call](client, target);
     case 'advance': {
+      // Checked with the whole file before any step ran (file-schema.ts); kept here for a step built by hand.
       const seconds = secondsOf(step['advance'] as Record<string, number>);
-      if (seconds > 31_536_000) throw new StepFailure(`advance ${seconds} s is more than 365 days`);
+      if (seconds > MAX_ADVANCE_SECONDS) throw new StepFailure(`advance ${seconds} s is more than 365 days`);
       return h.clock.advance({ seconds });
     }
     case 'expect': {

@@ -45,5 +45,5 @@ export {
   type ScenarioFileResult,
   type ScenarioFileStepResult,
 } from './file.js';
-export { scenarioFileJsonSchema, type ScenarioFile, type ScenarioFileStep, type StepKind } from './file-schema.js';
+export { SCENARIO_FILE_LIMITS, scenarioFileJsonSchema, type ScenarioFile, type ScenarioFileStep, type StepKind } from './file-schema.js';
 export { matchers, type EventSource, type MatcherContext, type MatcherResult, type PixUsdtMatchers, type WebhookRequestLike } from './matchers.js';

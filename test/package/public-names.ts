@@ -540,6 +540,7 @@ export const PUBLIC_NAMES: Readonly<Record<string, readonly string[]>> = {
     'runScenarioFile',
     'type RunScenarioFileOptions',
     'runTrigger',
+    'SCENARIO_FILE_LIMITS',
     'SCENARIO_WALLET_ADDRESS',
     'ScenarioError',
     'type ScenarioFile',

@@ -10,9 +10,10 @@ const paths = packed.files.map((f) => f.path);
 
 // Unpacked bytes. 3.6 MB with source maps; about 1.15 MB without. Headroom for growth, not for
 // the maps to come back (they alone were 2.5 MB). Packed: see docs/decisions.md, "Tarball budget
-// after issues 21 to 28", and "with pix-usdt/durable-object" (each feature's share measured side by side).
-const UNPACKED_BUDGET = 2_500_000;
-const TARBALL_BUDGET = 700_000;
+// after issues 21 to 28", "with pix-usdt/durable-object" and "with the tenant-document schema"
+// (each feature's share measured side by side).
+const UNPACKED_BUDGET = 2_600_000;
+const TARBALL_BUDGET = 720_000;
 
 describe('the packed tarball', () => {
   it('holds every file package.json points at (exports, main, module, types, bin)', () => {

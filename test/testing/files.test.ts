@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ScenarioFileError, createTestSandbox, parseScenarioFile, runScenarioFile, scenarioFileJsonSchema, type ScenarioFileResult } from '../../src/testing/index.js';
+import { SCENARIO_FILE_LIMITS, ScenarioFileError, createTestSandbox, parseScenarioFile, runScenarioFile, scenarioFileJsonSchema, type ScenarioFileResult } from '../../src/testing/index.js';
+import { cpf } from '../support/fixtures.js';
 import { type Ready, exitCode, run, serve, stopAll } from '../server/helpers.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -57,6 +58,10 @@ describe('the scenario file format', () => {
     [{ steps: [{ create: 'user' }], extra: 1 }, 'file: Unknown field "extra": remove it'],
     [{ steps: [{ helper: 'users.kyc' }] }, 'step 1: target: Expected a string, received nothing (the field is missing)'],
     [{ steps: [{ id: 'a', create: 'user' }, { id: 'a', create: 'user' }] }, 'step 2 ("a"): id: "a" is the id of an earlier step too'],
+    // The published limits (issue 35): they were in the JSON Schema, and not enforced.
+    [{ steps: [{ create: 'user' }, { advance: { days: 36_500 } }] }, 'step 2: advance.days: Expected a number <= 365, received the number 36500'],
+    [{ steps: [{ advance: { days: 200, hours: 4_000 } }] }, 'step 1: advance: At most 365 days (31536000 seconds) in all'],
+    [{ steps: Array.from({ length: 1_500 }, () => ({ create: 'user' })) }, 'file: steps: At most 500 steps; this file has 1500'],
   ])('refuses %j, naming the step, and so does the JSON Schema', (file, line) => {
     const error = (() => {
       try {
@@ -68,12 +73,49 @@ describe('the scenario file format', () => {
     })();
     expect(error).toBeInstanceOf(ScenarioFileError);
     expect((error as Error).message).toBe(`bad.json is not a valid scenario file (docs/scenario-file.schema.json):\n  ${line}`);
-    // References and duplicate ids are beyond JSON Schema; everything else it refuses too.
-    if (!/names no earlier step|earlier step too/.test(line)) expect(validate(file)).toBe(false);
+    // References, duplicate ids and the sum of an advance's units are beyond JSON Schema; everything else it refuses too.
+    if (!/names no earlier step|earlier step too|in all$/.test(line)) expect(validate(file)).toBe(false);
   });
 
   it('refuses text that is not JSON', () => {
     expect(() => parseScenarioFile('{ steps: ', 'x.json')).toThrow(/^x\.json is not JSON: /);
+  });
+
+  it('refuses a file nested too deep or too large with a ScenarioFileError, never a stack overflow, as text and as a value', () => {
+    const deepText = `{"steps":[{"create":"user","params":${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)}}]}`;
+    let deepValue: Record<string, unknown> = {};
+    const root = { steps: [{ create: 'user', params: deepValue }] };
+    for (let i = 0; i < 50_000; i++) deepValue = deepValue['a'] = {};
+    for (const file of [deepText, root]) {
+      const error = (() => {
+        try {
+          parseScenarioFile(file, 'deep.json');
+        } catch (e) {
+          return e;
+        }
+        return null;
+      })();
+      expect(error).toBeInstanceOf(ScenarioFileError);
+      expect((error as ScenarioFileError).issues).toEqual([{ step: null, path: `steps.0.params${'.a'.repeat(29)}`, message: `Nested deeper than ${SCENARIO_FILE_LIMITS.depth} levels of arrays and objects` }]);
+    }
+    const large = { steps: [{ create: 'user', params: { name: 'x'.repeat(SCENARIO_FILE_LIMITS.chars) } }] };
+    expect(() => parseScenarioFile(large, 'large.json')).toThrow(`large.json is too large: at most ${SCENARIO_FILE_LIMITS.chars} characters of JSON`);
+    expect(() => parseScenarioFile(JSON.stringify(large), 'large.json')).toThrow(`large.json is too large: at most ${SCENARIO_FILE_LIMITS.chars} characters of JSON`);
+  });
+
+  it('a file past a limit runs nothing: not the steps before the one at fault', async () => {
+    await using sandbox = createTestSandbox();
+    for (const file of [{ steps: [{ create: 'user', params: { external_id: 'e1', name: 'Ana', document_type: 'cpf', document_number: cpf(1) } }, { advance: { days: 36_500 } }] }, { steps: Array.from({ length: 1_500 }, (_, i) => ({ create: 'user', params: { external_id: `e${i}`, name: 'Ana', document_type: 'cpf', document_number: cpf(i + 1) } })) }]) {
+      await expect(runScenarioFile(file, { client: sandbox.client })).rejects.toBeInstanceOf(ScenarioFileError);
+    }
+    expect((await sandbox.client.users.list()).data).toEqual([]);
+  });
+
+  it('publishes its limits in the JSON Schema', () => {
+    const text = JSON.stringify(published);
+    expect(text).toContain(`"maxItems":${SCENARIO_FILE_LIMITS.steps}`);
+    expect(text).toContain(`"maximum":${SCENARIO_FILE_LIMITS.advanceSeconds}`);
+    expect(published['description']).toContain(`at most ${SCENARIO_FILE_LIMITS.steps} steps, ${SCENARIO_FILE_LIMITS.chars} characters and ${SCENARIO_FILE_LIMITS.depth} levels`);
   });
 });
 
@@ -146,9 +188,18 @@ describe('the examples from code and from the CLI', () => {
       const fromCode = await runScenarioFile(broken, { client: sandbox.client, throwOnFailure: false });
       const invalid = join(dir, 'invalid.json');
       writeFileSync(invalid, JSON.stringify({ steps: [{ create: 'wallet' }] }));
+      // Valid step by step, past the advance limit as a whole: the user of step 1 is never created (issue 35).
+      const tooFar = join(dir, 'too-far.json');
+      writeFileSync(tooFar, JSON.stringify({ steps: [{ create: 'user', params: { external_id: 'far', name: 'Ana', document_type: 'cpf', document_number: cpf(7) } }, { advance: { days: 36_500 } }] }));
+      const own = (await (await fetch(`${ready.url}/v1/test_helpers/tenants`, { method: 'POST', headers: { authorization: `Bearer ${ready.api_key}`, 'content-type': 'application/json' }, body: '{}' })).json()) as { api_key: { api_key: string } };
       const env = { PIX_USDT_SANDBOX_URL: ready.url, PIX_USDT_API_KEY: ready.api_key };
-      // Three processes at once: each is mostly Node's start.
-      const [child, refused, missing] = [run(['trigger', '--file', file], env), run(['trigger', '--file', invalid], env), run(['trigger', '--file', join(dir, 'none.json')], env)];
+      // Four processes at once: each is mostly Node's start.
+      const [child, refused, missing, far] = [
+        run(['trigger', '--file', file], env),
+        run(['trigger', '--file', invalid], env),
+        run(['trigger', '--file', join(dir, 'none.json')], env),
+        run(['trigger', '--file', tooFar], { ...env, PIX_USDT_API_KEY: own.api_key.api_key }),
+      ];
       expect(await exitCode(child)).toBe(1);
       expect(child.stderr()).toContain(`trigger --file ${file}: step 5 ("refused"), create conversion (expect_error quote_expired): expected the error quote_expired, but the call succeeded`);
       expect(child.stdout().split('\n')[0]).toMatch(/^step 1 +approved +scenario user +ok {2}[0-9a-f-]{36}$/);
@@ -157,6 +208,10 @@ describe('the examples from code and from the CLI', () => {
       expect(refused.stderr()).toContain(`${invalid} is not a valid scenario file (docs/scenario-file.schema.json):\n  step 1: create: Expected one of`);
       expect(await exitCode(missing)).toBe(2);
       expect(missing.stderr()).toContain(`cannot read ${join(dir, 'none.json')} (ENOENT)`);
+      expect(await exitCode(far)).toBe(2);
+      expect(far.stderr()).toContain('step 2: advance.days: Expected a number <= 365');
+      const users = (await (await fetch(`${ready.url}/v1/users`, { headers: { authorization: `Bearer ${own.api_key.api_key}` } })).json()) as { data: unknown[] };
+      expect(users.data).toEqual([]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

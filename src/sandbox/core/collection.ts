@@ -5,6 +5,12 @@
  * page itself, whatever the size of the collection (issue 6). A key of one record holds its
  * `seq` alone, not an array: most keys of a `user_id` index have one or two records, and an
  * array costs 56 bytes or more (docs/performance.md, "Memory").
+ *
+ * Records are held in `seq` order without holes: a gap between two positions (records a
+ * retention rule removed, or a `seq` a snapshot says) costs nothing, so restoring a record at
+ * any position costs the same as inserting one (issue 35: a document whose one record said
+ * `seq: 2000000` used to fill every slot up to it). A record's place is found from its `seq`
+ * by arithmetic while there is no gap before or after it, else by a binary search.
  * @module
  */
 
@@ -50,11 +56,11 @@ function lowerBound(list: number[], value: number): number {
 
 /** Records of one kind in one tenant. */
 export class Collection<T extends Stored> {
-  // Records by position: `#items[seq - #base]`; a removed record leaves a hole until the
-  // holes before it are gone too (positions never change: cursors hold them).
-  #items: Array<T | undefined> = [];
-  #base = 0;
-  #holes = 0;
+  // Records in ascending `seq`, without holes (positions never change: cursors hold them, and
+  // a removed record's position stays unused).
+  #items: T[] = [];
+  // The position the next inserted record gets.
+  #next = 0;
   readonly #byId = new Map<string, T>();
   readonly #keys: Record<string, IndexKey<T>>;
   readonly #indexes = new Map<string, Map<string, Posting>>();
@@ -68,7 +74,7 @@ export class Collection<T extends Stored> {
 
   /** How many records it holds. */
   get size(): number {
-    return this.#items.length - this.#holes;
+    return this.#items.length;
   }
 
   get(id: string): T | undefined {
@@ -121,12 +127,43 @@ export class Collection<T extends Stored> {
 
   /** Every record, oldest first. */
   all(): readonly T[] {
-    return this.#holes === 0 ? (this.#items as T[]) : (this.#items.filter((r) => r !== undefined) as T[]);
+    return this.#items;
+  }
+
+  /** The index in `#items` of the record at position `seq`, or -1. */
+  #indexOf(seq: number): number {
+    const items = this.#items;
+    const n = items.length;
+    if (n === 0) return -1;
+    // No gap before it, or none after it: arithmetic; else a binary search.
+    const fromStart = seq - (items[0] as T).seq;
+    if (fromStart >= 0 && fromStart < n && (items[fromStart] as T).seq === seq) return fromStart;
+    const fromEnd = n - 1 - ((items[n - 1] as T).seq - seq);
+    if (fromEnd >= 0 && fromEnd < n && (items[fromEnd] as T).seq === seq) return fromEnd;
+    const at = this.#lowerBound(seq);
+    return at < n && (items[at] as T).seq === seq ? at : -1;
+  }
+
+  /** The index in `#items` of the first record at or after position `seq`. */
+  #lowerBound(seq: number): number {
+    const items = this.#items;
+    let lo = 0;
+    let hi = items.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((items[mid] as T).seq < seq) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 
   /** Stores a new record and gives it the next sort position. */
   insert(record: T): T {
-    record.seq = this.#base + this.#items.length;
+    record.seq = this.#next++;
+    return this.#put(record);
+  }
+
+  #put(record: T): T {
     this.#items.push(record);
     this.#track?.changed.add(record);
     this.#byId.set(record.id, record);
@@ -140,23 +177,13 @@ export class Collection<T extends Stored> {
   /**
    * Stores a record read back (a snapshot, a stored tenant's rows) at the position it had, so
    * that positions stay those of its rows and cursors; one that cannot keep it (not after the
-   * last position: an old snapshot) gets the next one, as {@link insert} gives.
+   * last position: an old snapshot) gets the next one, as {@link insert} gives. The gap before
+   * it costs nothing, however large.
    */
   restore(record: T): T {
-    const next = this.#base + this.#items.length;
-    if (!Number.isInteger(record.seq) || record.seq <= next) return this.insert(record);
-    if (this.#items.length === this.#holes) {
-      // Nothing held yet (or holes only): start at its position.
-      this.#items = [];
-      this.#holes = 0;
-      this.#base = record.seq;
-    } else {
-      for (let seq = next; seq < record.seq; seq++) {
-        this.#items.push(undefined);
-        this.#holes++;
-      }
-    }
-    return this.insert(record);
+    if (!Number.isSafeInteger(record.seq) || record.seq < this.#next) return this.insert(record);
+    this.#next = record.seq + 1;
+    return this.#put(record);
   }
 
   /** Applies `change` to a record and moves it between index keys as needed. */
@@ -181,11 +208,11 @@ export class Collection<T extends Stored> {
    */
   remove(records: Iterable<T>): void {
     const gone = new Map<string, Map<string, Set<number>>>();
+    const leaving = new Set<T>();
     for (const record of records) {
-      const at = record.seq - this.#base;
-      if (this.#items[at] !== record) continue;
-      this.#items[at] = undefined;
-      this.#holes++;
+      const at = this.#indexOf(record.seq);
+      if (at < 0 || this.#items[at] !== record || leaving.has(record)) continue;
+      leaving.add(record);
       this.#byId.delete(record.id);
       const track = this.#track;
       if (track !== null) {
@@ -211,13 +238,7 @@ export class Collection<T extends Stored> {
         else index.set(k, kept.length === 1 ? (kept[0] as number) : kept);
       }
     }
-    let lead = 0;
-    while (lead < this.#items.length && this.#items[lead] === undefined) lead++;
-    if (lead > 0) {
-      this.#items = this.#items.slice(lead);
-      this.#base += lead;
-      this.#holes -= lead;
-    }
+    if (leaving.size > 0) this.#items = this.#items.filter((r) => !leaving.has(r));
   }
 
   /** A page of records, newest first. */
@@ -230,10 +251,10 @@ export class Collection<T extends Stored> {
       seqs = seqsOf(this.#indexes.get(options.index[0])?.get(options.index[1]));
       i = (options.before === undefined ? seqs.length : lowerBound(seqs, options.before)) - 1;
     } else {
-      i = (options.before === undefined ? this.#items.length : Math.min(options.before - this.#base, this.#items.length)) - 1;
+      i = (options.before === undefined ? this.#items.length : this.#lowerBound(options.before)) - 1;
     }
     for (; i >= 0; i--) {
-      const record = this.#items[seqs ? (seqs[i] as number) - this.#base : i];
+      const record = seqs ? this.#items[this.#indexOf(seqs[i] as number)] : this.#items[i];
       if (record === undefined || (where && !where(record))) continue;
       if (out.length === limit) return { items: out, hasMore: true };
       out.push(record);

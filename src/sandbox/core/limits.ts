@@ -130,3 +130,27 @@ export function reserve(scope: LimitScope, current: Reservation, amount: string,
   });
   return { reservedBrl: next.toFixed(2), reservedAt: at };
 }
+
+/**
+ * Holds reservations on the platform's usage shared by every tenant (a fork under
+ * `platformScope: 'shared'` holds what its records hold, so that releasing them later takes back
+ * only what was held): all of them, or none when a daily or monthly bucket would pass its
+ * ceiling (`transaction_limit_exceeded`, the usage left as it was).
+ */
+export function holdOnPlatform(usage: Usage, ceiling: LimitPair, holds: readonly Reservation[]): void {
+  const totals = new Map<string, { amount: Big; ceiling: string; label: string }>();
+  for (const hold of holds) {
+    const amount = new Big(hold.reservedBrl);
+    if (amount.lte(0)) continue;
+    const { day, month } = buckets(hold.reservedAt);
+    for (const [key, limit, label] of [[day, ceiling.daily, 'platform daily'], [month, ceiling.monthly, 'platform monthly']] as const) {
+      const total = totals.get(key);
+      if (total === undefined) totals.set(key, { amount: amount.plus(usage.get(key) ?? '0'), ceiling: limit, label });
+      else total.amount = total.amount.plus(amount);
+    }
+  }
+  for (const { amount, ceiling: limit, label } of totals.values()) {
+    if (amount.gt(limit)) throw new ApiError('transaction_limit_exceeded', `The ${label} limit would be exceeded.`, { reason: label.replace(' ', '_') as TransactionLimitReason, limit: label.replace(' ', '_') });
+  }
+  for (const [key, { amount }] of totals) usage.set(flat(key), amount.toFixed(2));
+}

@@ -309,10 +309,20 @@ export class TenantCodec {
     return this.#written.has(tenant);
   }
 
-  /** A listing's record counts and clock, for a tenant not in memory. */
+  /**
+   * A listing's record counts and clock, for a tenant not in memory. A state that cannot be read
+   * answers no counts and a clock of `NaN` (the listing shows the tenant as one whose data cannot
+   * be shown) rather than throwing: one damaged row never hides the other tenants.
+   */
   static summary(state: string, realNow = Date.now()): { counts: Record<string, number>; now: number } {
-    const s = JSON.parse(state) as StoredTenantState;
-    return { counts: s.counts, now: s.clock.realTime ? realNow + s.clock.at : s.clock.at };
+    try {
+      const s = JSON.parse(state) as StoredTenantState;
+      const counts = typeof s.counts === 'object' && s.counts !== null ? s.counts : {};
+      const at = s.clock?.at;
+      return { counts, now: typeof at === 'number' ? (s.clock.realTime ? realNow + at : at) : Number.NaN };
+    } catch {
+      return { counts: {}, now: Number.NaN };
+    }
   }
 
   /** What changed in a stored tenant since its last capture, as rows (`null`: nothing). */

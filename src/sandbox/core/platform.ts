@@ -18,6 +18,7 @@ import { PackedEvent } from './event-log.js';
 import { type OwnSettings, type PlatformScope, type SettingsKind, type SettingsScope, type TenantSettings, resolveSettings, withChange } from './settings.js';
 import { type KeyRec, type LoggedEvent, type SandboxEvent, type StateChange, type TenantState, createTenantState } from './state.js';
 import { CORE_TIMERS, type TimerTable, fireTimer, rescheduleAll } from './timers.js';
+import type { ExtensionSchema } from './tenant-schema.js';
 import { type Stamped, Version, type VersionKind, pack } from './versions.js';
 import { iso } from './wire.js';
 import type { PlatformSettings, World } from './world.js';
@@ -74,6 +75,8 @@ export class Platform extends EventEmitter<PlatformEvents> implements World, Set
   defaultTenantId = '';
   defaultKeyId = '';
   readonly #timers: TimerTable = { ...CORE_TIMERS };
+  /** The schemas of the plugins' parts of a tenant's `extensions`, by name (a tenant document is checked with them). */
+  readonly extensions = new Map<string, ExtensionSchema>();
   /** Asynchronous effects in progress (webhook attempts), by tenant id ('' for none). */
   readonly #pending = new Map<string, Set<Promise<unknown>>>();
   #closed = false;
@@ -152,6 +155,12 @@ export class Platform extends EventEmitter<PlatformEvents> implements World, Set
     if (this.tenants.get(tenant.id) !== tenant) return;
     this.tenants.delete(tenant.id);
     for (const key of tenant.keys) if (this.keys.get(key.secret) === key) this.keys.delete(key.secret);
+  }
+
+  /** Adds the schema of a plugin's part of a tenant's `extensions`; a name already known is refused. */
+  addExtension(name: string, schema: ExtensionSchema): void {
+    if (this.extensions.has(name)) throw new TypeError(`Extension ${name} is already defined.`);
+    this.extensions.set(name, schema);
   }
 
   /** Adds timer kinds (a plugin's); a kind already known is refused. */

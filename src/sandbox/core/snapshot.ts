@@ -4,6 +4,9 @@
  * the state on restore. Snapshots hold API key secrets: treat them as test fixtures only.
  * @module
  */
+import * as z from 'zod/mini';
+import { lazy } from '../../models/lazy.js';
+import { jsonDepth } from './json-depth.js';
 import type { Platform } from './platform.js';
 import { type LimitSettings, Usage } from './limits.js';
 import { MemoryEventLog } from './logs.js';
@@ -11,6 +14,7 @@ import type { PricingSettings } from './pricing.js';
 import type { RandomState } from './random.js';
 import { RestoredEvent } from './event-log.js';
 import { type OwnSettings, ownSettingsOf } from './settings.js';
+import { Amount, Id, MAX_DOCUMENT_DEPTH, MAX_ISSUES, TenantDocumentError, parseTenantRecords, pathOf } from './tenant-schema.js';
 import {
   type ConversionRec,
   type IdempotencyRec,
@@ -215,17 +219,84 @@ export function takeSnapshot(platform: Platform): SnapshotRecords {
   return JSON.parse(JSON.stringify(snapshotParts(platform))) as SnapshotRecords;
 }
 
+const Int32 = /* @__PURE__ */ lazy(() => z.number().check(z.int(), z.gte(-(2 ** 31)), z.lt(2 ** 32)));
+const SnapshotHead = /* @__PURE__ */ lazy(() =>
+  z.looseObject({
+    random: z.nullable(z.tuple([Int32, Int32, Int32, Int32])),
+    cursorSecret: z.string().check(z.minLength(16), z.maxLength(200)),
+    platformUsage: z.array(z.tuple([z.string().check(z.regex(/^[dm]\d{1,7}$/, 'Must be a usage bucket (d<day> or m<month>)')), Amount])),
+    defaultTenantId: Id,
+    defaultKeyId: Id,
+    tenants: z.array(z.unknown()).check(z.minLength(1, 'A snapshot has at least its default tenant')),
+  }),
+);
+
 /**
- * Replaces the platform's state with a snapshot. Each tenant's clock is set to the snapshot's
- * time, or to `notBefore` when that is later (reset never moves a clock backwards).
+ * A whole snapshot checked as a tenant document is: every tenant through the tenant schema
+ * (core/tenant-schema.ts), tenant ids, key ids and key secrets unique across tenants (one
+ * secret opens one tenant), the default tenant and key among them. Answers its own copy;
+ * throws a `TypeError` for another format, version or environment, and a
+ * {@link TenantDocumentError} (`damaged`, with paths) for anything else.
  */
-export function loadSnapshot(platform: Platform, input: SandboxSnapshot | string, notBefore?: number): void {
-  const snap = (typeof input === 'string' ? JSON.parse(input) : JSON.parse(JSON.stringify(input))) as SnapshotRecords;
+export function readSnapshot(platform: Platform, input: SandboxSnapshot | string): SnapshotRecords {
+  let text: string;
+  try {
+    text = typeof input === 'string' ? input : JSON.stringify(input);
+  } catch {
+    throw new TenantDocumentError('damaged', [{ path: '', message: 'Not serialisable as JSON' }]);
+  }
+  let snap: SnapshotRecords;
+  try {
+    snap = JSON.parse(text) as SnapshotRecords;
+  } catch {
+    throw new TenantDocumentError('damaged', [{ path: '', message: 'Not valid JSON (cut short or altered?)' }]);
+  }
   if (snap?.format !== 'pix-usdt-sandbox' || snap.version !== 1) throw new TypeError('Not a pix-usdt sandbox snapshot (format version 1).');
   if (snap.environment !== platform.settings.environment) {
     throw new TypeError(`The snapshot is of a ${snap.environment} sandbox; this one is ${platform.settings.environment}.`);
   }
-  // Checked before anything changes: a snapshot refused leaves the sandbox as it was.
+  const damaged = (issues: Array<{ path: string; message: string }>): TenantDocumentError => new TenantDocumentError('damaged', issues.slice(0, MAX_ISSUES));
+  if (jsonDepth(text) > MAX_DOCUMENT_DEPTH) throw damaged([{ path: '', message: `Nested deeper than ${MAX_DOCUMENT_DEPTH} levels of arrays and objects` }]);
+  const head = z.safeParse(SnapshotHead, snap);
+  if (!head.success) throw damaged(head.error.issues.map((i) => ({ path: pathOf(i.path), message: i.message })));
+  const issues: Array<{ path: string; message: string }> = [];
+  const tenants: TenantRecords[] = [];
+  const tenantIds = new Set<string>();
+  const keyIds = new Set<string>();
+  const secrets = new Set<string>();
+  snap.tenants.forEach((raw, i) => {
+    const parsed = parseTenantRecords(platform.extensions, raw, `tenants.${i}.`);
+    if (!parsed.ok) {
+      issues.push(...parsed.issues);
+      return;
+    }
+    const t = parsed.records as unknown as TenantRecords;
+    if (tenantIds.has(t.id)) issues.push({ path: `tenants.${i}.id`, message: `Duplicate tenant ${t.id}` });
+    tenantIds.add(t.id);
+    t.keys.forEach((k, j) => {
+      if (keyIds.has(k.id)) issues.push({ path: `tenants.${i}.keys.${j}.id`, message: `The id of a key of another tenant` });
+      if (secrets.has(k.secret)) issues.push({ path: `tenants.${i}.keys.${j}.secret`, message: 'The secret of a key of another tenant: one secret opens one tenant' });
+      keyIds.add(k.id);
+      secrets.add(k.secret);
+    });
+    tenants.push(t);
+  });
+  if (issues.length === 0) {
+    const first = tenants.find((t) => t.id === snap.defaultTenantId);
+    if (first === undefined) issues.push({ path: 'defaultTenantId', message: 'No such tenant in the snapshot' });
+    else if (!first.keys.some((k) => k.id === snap.defaultKeyId)) issues.push({ path: 'defaultKeyId', message: 'No such key of the default tenant' });
+  }
+  if (issues.length > 0) throw damaged(issues);
+  return { ...snap, tenants };
+}
+
+/**
+ * Replaces the platform's state with a snapshot, checked whole first ({@link readSnapshot}): a
+ * snapshot refused leaves the sandbox as it was. Each tenant's clock is set to the snapshot's
+ * time, or to `notBefore` when that is later (reset never moves a clock backwards).
+ */
+export function loadSnapshot(platform: Platform, input: SandboxSnapshot | string, notBefore?: number): void {
+  const snap = readSnapshot(platform, input);
   const own = new Map(snap.tenants.map((t) => [t.id, ownSettingsOf(t.settings, t.id)]));
   platform.random.state = snap.random;
   platform.cursorSecret = snap.cursorSecret;

@@ -5,17 +5,26 @@
  * and as a stored tenant's export (core/persist.ts), one format for a tenant: `TenantRecords`
  * here, the opaque {@link TenantSnapshot} in the public declarations.
  *
- * A fork renames by text: every occurrence of the source's tenant id, key ids and key secrets in
- * the tenant's JSON (key records, rate windows, stored answers of idempotent requests, events)
- * becomes the new one's, so that the fork's own document equals its source's but for those ids.
+ * A document is untrusted input: it is checked whole by one schema (core/tenant-schema.ts) before
+ * anything changes. A fork renames structurally: the source's tenant id, key ids and key secrets
+ * become the new one's where they are (key records, rate windows, and as whole values in the
+ * stored answers of idempotent requests and in events), so that the fork's own document equals
+ * its source's but for those ids.
  * Documents hold API key and webhook secrets: treat them as test fixtures only.
  * @module
  */
 import * as z from 'zod/mini';
-import { API_KEY_FORMAT, keyEnvironment, keyPrefix } from './api-keys.js';
+import { lazy } from '../../models/lazy.js';
+import { keyEnvironment, keyPrefix } from './api-keys.js';
+import { ApiError } from './errors.js';
+import { jsonDepth } from './json-depth.js';
+import { type Reservation, holdOnPlatform } from './limits.js';
 import type { Platform } from './platform.js';
 import { type TenantRecords, type TenantSnapshot, restoreTenant, snapshotParts } from './snapshot.js';
-import type { KeyRec, TenantState } from './state.js';
+import type { KeyRec, SandboxEvent, TenantState } from './state.js';
+import { MAX_DOCUMENT_DEPTH, MAX_ISSUES, TenantDocumentError, type TenantDocumentProblem, parseTenantRecords, pathOf } from './tenant-schema.js';
+
+export { TenantDocumentError, type TenantDocumentProblem };
 
 /** The format mark of a tenant document. */
 export const TENANT_DOCUMENT_FORMAT = 'pix-usdt-tenant';
@@ -47,67 +56,15 @@ export interface TenantDocumentRecords extends Omit<TenantDocument, 'tenant'> {
   tenant: TenantRecords;
 }
 
-/** Why a tenant document was refused. */
-export type TenantDocumentProblem = 'too_large' | 'damaged' | 'format' | 'version' | 'environment';
-
-/** A tenant document refused: nothing changed. Over HTTP, a 400 `validation_error` with the same issues. */
-export class TenantDocumentError extends TypeError {
-  override readonly name = 'TenantDocumentError';
-  constructor(
-    /** `too_large`, `damaged` (not JSON, or not the shape), `format` (not a tenant document), `version` (another version), `environment`. */
-    readonly problem: TenantDocumentProblem,
-    /** Where and what, as the envelope's `details.issues` (paths from the document's root). */
-    readonly issues: Array<{ path: string; message: string }>,
-  ) {
-    super(`The tenant snapshot is refused (${problem}): ${issues.map((i) => (i.path === '' ? i.message : `${i.path}: ${i.message}`)).join('; ')}.`);
-  }
-}
-
-const Id = z.string().check(z.minLength(1), z.maxLength(200));
-const Ms = z.number().check(z.refine((n) => Number.isFinite(n), 'Must be a finite number'));
-const Decimal = z.string().check(z.regex(/^-?(0|[1-9]\d*)(\.\d+)?$/, 'Must be a decimal string'));
-const IsoDate = z.string().check(z.refine((s) => Number.isFinite(Date.parse(s)), 'Must be an ISO 8601 date'));
-const Rec = z.looseObject({ id: Id });
-const Key = z.looseObject({
-  id: Id,
-  tenantId: Id,
-  secret: z.string().check(z.regex(API_KEY_FORMAT, 'Must be an API key secret')),
-  name: z.string(),
-  capabilities: z.array(z.string()),
-  createdAt: Ms,
-  revokedAt: z.nullable(Ms),
-});
-const Idem = z.looseObject({
-  key: z.string(),
-  fingerprint: z.string(),
-  running: z.literal(false),
-  startedAt: Ms,
-  status: z.number(),
-  body: z.nullable(z.string()),
-  headers: z.record(z.string(), z.string()),
-});
-const Tenant = z.looseObject({
-  id: Id,
-  now: IsoDate,
-  users: z.array(z.looseObject({ id: Id, cpf: z.string(), externalId: z.string() })),
-  quotes: z.array(Rec),
-  conversions: z.array(Rec),
-  transactions: z.array(Rec),
-  keys: z.array(Key).check(z.minLength(1, 'A tenant has at least one API key')),
-  idempotency: z.array(Idem),
-  rateWindows: z.array(z.tuple([z.string(), z.array(Ms)])),
-  usage: z.array(z.tuple([z.string(), Decimal])),
-  events: z.array(z.looseObject({ id: Id, type: z.string(), created_at: z.string() })),
-  extensions: z.record(z.string(), z.unknown()),
-  settings: z.optional(z.record(z.string(), z.unknown())),
-});
-const Document = z.looseObject({
-  format: z.string(),
-  version: z.unknown(),
-  environment: z.enum(['sandbox', 'production']),
-  exported_at: z.optional(z.string()),
-  tenant: Tenant,
-});
+const DocumentHead = /* @__PURE__ */ lazy(() =>
+  z.strictObject({
+    format: z.literal(TENANT_DOCUMENT_FORMAT),
+    version: z.literal(TENANT_DOCUMENT_VERSION),
+    environment: z.enum(['sandbox', 'production']),
+    exported_at: z.optional(z.string().check(z.maxLength(64))),
+    tenant: z.unknown(),
+  }),
+);
 
 /** A tenant as a document (a deep copy: later changes do not affect it). */
 export function tenantDocument(platform: Platform, tenant: TenantRecords, realNow = Date.now()): TenantDocument {
@@ -121,18 +78,15 @@ export function tenantDocument(platform: Platform, tenant: TenantRecords, realNo
   return JSON.parse(JSON.stringify(doc)) as TenantDocument;
 }
 
-function pathOf(path: readonly PropertyKey[]): string {
-  return path.map(String).join('.');
-}
-
 function damaged(...issues: Array<{ path: string; message: string }>): TenantDocumentError {
   return new TenantDocumentError('damaged', issues);
 }
 
 /**
- * Reads a tenant document (object or JSON text) and checks it whole: size, JSON, format mark,
- * version, environment, shape, and the consistency of its records (ids unique per kind, keys
- * of this tenant). Answers its own copy; throws {@link TenantDocumentError}.
+ * Reads a tenant document (object or JSON text) and checks it whole before anything changes:
+ * size, depth, JSON, format mark, version, environment, then every record through the tenant
+ * schema (core/tenant-schema.ts), and its keys against this sandbox (a secret of another of its
+ * tenants is refused). Answers its own copy; throws {@link TenantDocumentError}.
  */
 export function readTenantDocument(platform: Platform, input: unknown): TenantDocumentRecords {
   let text: string;
@@ -141,6 +95,7 @@ export function readTenantDocument(platform: Platform, input: unknown): TenantDo
     try {
       text = JSON.stringify(input) ?? '';
     } catch {
+      // Cycles, BigInts, or nested too deep for a recursive walk.
       throw damaged({ path: '', message: 'Not serialisable as JSON' });
     }
   }
@@ -153,37 +108,31 @@ export function readTenantDocument(platform: Platform, input: unknown): TenantDo
   } catch {
     throw damaged({ path: '', message: 'Not valid JSON (cut short or altered?)' });
   }
+  // Before anything walks the value: a recursive walk of JSON nested 50,000 deep overflows the stack.
+  if (jsonDepth(text) > MAX_DOCUMENT_DEPTH) throw damaged({ path: '', message: `Nested deeper than ${MAX_DOCUMENT_DEPTH} levels of arrays and objects` });
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw damaged({ path: '', message: 'Must be a JSON object' });
   const head = raw as Record<string, unknown>;
   if (head['format'] !== TENANT_DOCUMENT_FORMAT) {
     throw new TenantDocumentError('format', [{ path: 'format', message: `Must be "${TENANT_DOCUMENT_FORMAT}" (a tenant snapshot; a whole-sandbox snapshot is restored with sandbox.restore)` }]);
   }
   if (head['version'] !== TENANT_DOCUMENT_VERSION) {
-    throw new TenantDocumentError('version', [{ path: 'version', message: `This sandbox reads version ${TENANT_DOCUMENT_VERSION}; the snapshot is version ${JSON.stringify(head['version'])}` }]);
+    throw new TenantDocumentError('version', [{ path: 'version', message: `This sandbox reads version ${TENANT_DOCUMENT_VERSION}; the snapshot is version ${JSON.stringify(head['version'])?.slice(0, 40)}` }]);
   }
-  const parsed = Document.safeParse(raw);
-  if (!parsed.success) throw damaged(...parsed.error.issues.slice(0, 20).map((i) => ({ path: pathOf(i.path), message: i.message })));
-  const doc = parsed.data as unknown as TenantDocumentRecords;
-  if (doc.environment !== platform.settings.environment) {
-    throw new TenantDocumentError('environment', [{ path: 'environment', message: `The snapshot is of a ${doc.environment} sandbox; this one is ${platform.settings.environment}` }]);
+  const parsedHead = z.safeParse(DocumentHead, raw);
+  if (!parsedHead.success) throw damaged(...parsedHead.error.issues.slice(0, MAX_ISSUES).map((i) => ({ path: pathOf(i.path), message: i.message })));
+  if (parsedHead.data.environment !== platform.settings.environment) {
+    throw new TenantDocumentError('environment', [{ path: 'environment', message: `The snapshot is of a ${parsedHead.data.environment} sandbox; this one is ${platform.settings.environment}` }]);
   }
-  const t = doc.tenant;
-  for (const field of ['users', 'quotes', 'conversions', 'transactions', 'keys'] as const) {
-    const seen = new Set<string>();
-    (t[field] as Array<{ id: string }>).forEach((r, i) => {
-      if (seen.has(r.id)) throw damaged({ path: `tenant.${field}.${i}.id`, message: `Duplicate id ${r.id}` });
-      seen.add(r.id);
-    });
-  }
-  t.keys.forEach((k, i) => {
-    if (k.tenantId !== t.id) throw damaged({ path: `tenant.keys.${i}.tenantId`, message: 'Must be the id of the tenant' });
+  const parsed = parseTenantRecords(platform.extensions, parsedHead.data.tenant, 'tenant.');
+  if (!parsed.ok) throw damaged(...parsed.issues);
+  const tenant = parsed.records as unknown as TenantRecords;
+  tenant.keys.forEach((k, i) => {
     if (keyEnvironment(k.secret) !== platform.settings.environment) throw damaged({ path: `tenant.keys.${i}.secret`, message: 'A key of the other environment' });
+    const known = platform.keyOf(k.secret);
+    if (known !== undefined && known.tenantId !== tenant.id) throw damaged({ path: `tenant.keys.${i}.secret`, message: 'The secret of a key of another tenant of this sandbox' });
   });
+  const doc: TenantDocumentRecords = { format: TENANT_DOCUMENT_FORMAT, version: TENANT_DOCUMENT_VERSION, environment: parsedHead.data.environment, exported_at: parsedHead.data.exported_at ?? '', tenant };
   return doc;
-}
-
-function replaceAll(text: string, from: string, to: string): string {
-  return from === to || from.length === 0 ? text : text.split(from).join(to);
 }
 
 /** What a fork made: the new tenant and its keys (with secrets), in the order of the document's keys. */
@@ -195,31 +144,84 @@ export interface Fork {
 }
 
 /**
+ * Renames, in a JSON value, every string that is exactly one of `names` (an id or a secret of
+ * the source), and a `key_prefix` that is the prefix of a renamed secret: whole values at their
+ * place, never text inside other text. Answers the same value when nothing changed.
+ */
+function renamedValue(value: unknown, names: ReadonlyMap<string, string>, prefixes: ReadonlyMap<string, string>, field = ''): unknown {
+  if (typeof value === 'string') return names.get(value) ?? (field === 'key_prefix' ? (prefixes.get(value) ?? value) : value);
+  if (typeof value !== 'object' || value === null) return value;
+  let changed = false;
+  if (Array.isArray(value)) {
+    const out = value.map((v) => {
+      const r = renamedValue(v, names, prefixes);
+      if (r !== v) changed = true;
+      return r;
+    });
+    return changed ? out : value;
+  }
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    const r = renamedValue(v, names, prefixes, k);
+    if (r !== v) changed = true;
+    out[k] = r;
+  }
+  return changed ? out : value;
+}
+
+/** A stored answer's body with the source's ids and secrets renamed (the same text when none is in it). */
+function renamedBody(body: string | null, names: ReadonlyMap<string, string>, prefixes: ReadonlyMap<string, string>): string | null {
+  if (body === null) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    return body;
+  }
+  const renamed = renamedValue(value, names, prefixes);
+  return renamed === value ? body : JSON.stringify(renamed);
+}
+
+/**
  * Makes a new tenant from a checked document: a new id and new keys (same names, capabilities,
- * dates and revocations), every reference renamed; its clock at the document's time; its timers
- * re-created from its records. On any failure nothing stays in the platform.
+ * dates and revocations), every reference renamed structurally (key records, rate windows, the
+ * stored answers' bodies and the events, value by value); its clock at the document's time; its
+ * timers re-created from its records. Under limits shared by every tenant, its reservations are
+ * held on the platform, all or none (a fork never releases what it did not hold). On any failure
+ * nothing stays in the platform.
  */
 export function forkTenant(platform: Platform, doc: TenantDocumentRecords): Fork {
   const source = doc.tenant;
   const prefix = keyPrefix(platform.settings.environment);
-  let text = JSON.stringify(source);
-  // A new id never occurs in the document already (a seeded sandbox replays the sequence of another one with the same seed).
+  // A new id never occurs in the document already (a seeded sandbox replays the sequence of another one with the same seed), nor names a tenant.
+  const text = JSON.stringify(source);
   const fresh = (make: () => string): string => {
     let value = make();
-    while (text.includes(value)) value = make();
+    while (text.includes(value) || platform.tenants.has(value)) value = make();
     return value;
   };
   const id = fresh(() => platform.random.uuid());
-  const renames: Array<[string, string]> = [[source.id, id]];
-  for (const key of source.keys) {
-    renames.push([key.id, fresh(() => platform.random.uuid())]);
-    renames.push([key.secret, fresh(() => prefix + platform.random.base62(32))]);
-  }
-  for (const [from, to] of renames) text = replaceAll(text, from, to);
-  const snapshot = JSON.parse(text) as TenantRecords;
+  const names = new Map<string, string>([[source.id, id]]);
+  const prefixes = new Map<string, string>();
+  const keys = source.keys.map((key): KeyRec => {
+    const renamed: KeyRec = { ...key, id: fresh(() => platform.random.uuid()), tenantId: id, secret: fresh(() => prefix + platform.random.base62(32)) };
+    names.set(key.id, renamed.id);
+    names.set(key.secret, renamed.secret);
+    prefixes.set(key.secret.slice(0, 12), renamed.secret.slice(0, 12));
+    return renamed;
+  });
+  const snapshot: TenantRecords = {
+    ...source,
+    id,
+    keys,
+    rateWindows: source.rateWindows.map(([keyId, times]) => [names.get(keyId) ?? keyId, times]),
+    idempotency: source.idempotency.map((r) => ({ ...r, body: renamedBody(r.body, names, prefixes) })),
+    events: source.events.map((e) => renamedValue(e, names, prefixes) as SandboxEvent),
+  };
   let tenant: TenantState | undefined;
   try {
     tenant = restoreTenant(platform, snapshot);
+    if (platform.platformScope === 'shared') holdOnPlatform(platform.platformUsage, platform.defaults.limits.platform, reservationsOf(snapshot));
     platform.adopted(tenant);
   } catch (error) {
     if (tenant !== undefined) platform.evict(tenant);
@@ -229,9 +231,20 @@ export function forkTenant(platform: Platform, doc: TenantDocumentRecords): Fork
       if (partial !== undefined) platform.evict(partial);
       for (const key of snapshot.keys) if (platform.keys.get(key.secret)?.tenantId === id) platform.keys.delete(key.secret);
     }
+    if (error instanceof ApiError && error.code === 'transaction_limit_exceeded') {
+      throw new TenantDocumentError('limits', [{ path: 'tenant', message: `Its reservations do not fit the platform limits every tenant shares (${error.message.replace(/\.$/, '')})` }]);
+    }
     throw damaged({ path: 'tenant', message: `Its records cannot be restored (${error instanceof Error ? error.message : String(error)})` });
   }
   return { tenant, keys: tenant.keys, key: tenant.keys.find((k) => k.revokedAt === null) ?? (tenant.keys[0] as KeyRec) };
+}
+
+/** What a tenant's records hold against the limits: conversions, and transactions of their own. */
+function reservationsOf(t: TenantRecords): Reservation[] {
+  const out: Reservation[] = [];
+  for (const c of t.conversions) out.push({ reservedBrl: c.reservedBrl, reservedAt: c.reservedAt });
+  for (const x of t.transactions) if (x.conversionId === null && x.reservedBrl !== undefined) out.push({ reservedBrl: x.reservedBrl, reservedAt: x.reservedAt ?? x.createdAt });
+  return out;
 }
 
 /** Tenants that move, over one platform: what `sandbox.exportTenant` and `createTenant({ snapshot })` and the tenants helpers do. */

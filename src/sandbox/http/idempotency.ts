@@ -9,6 +9,7 @@
 import { ApiError } from '../core/errors.js';
 import { flat, hash53 } from '../core/random.js';
 import { type CompactBody, type IdempotencyRec, bodyText } from '../core/state.js';
+import { replayOf } from '../core/tenant-schema.js';
 import { type Answer, type AuthenticatedCall, type Check, type RoutedCall, type Stage, errorAnswer, isMutation } from './call.js';
 
 const IN_PROGRESS_MS = 60_000;
@@ -30,9 +31,15 @@ export function noteCompact(answer: Answer, compact: CompactBody): void {
   COMPACT.set(answer, { body: answer.body, compact });
 }
 
-/** The headers a replay answers: the first answer's, its `x-request-id`, and `idempotent-replayed: true`. */
-export function replayHeaders(rec: IdempotencyRec): Record<string, string> {
-  return { ...(rec.headers ?? { 'content-type': 'application/json' }), 'x-request-id': rec.requestId, 'idempotent-replayed': 'true' };
+/**
+ * A replay: the stored answer written from the allow-list (core/tenant-schema.ts `replayOf`: a
+ * status from 200 to 599, allow-listed headers, its `x-request-id`), plus `idempotent-replayed:
+ * true`. A record that cannot be replayed (it reached storage some other way) is a 500.
+ */
+function replay(rec: IdempotencyRec, requestId: string): Answer {
+  const answer = replayOf({ ...rec, body: bodyText(rec.body) }, requestId);
+  if (answer === null) throw new ApiError('internal_error', 'The stored answer of this Idempotency-Key cannot be replayed (its record is damaged); nothing was run.');
+  return answer;
 }
 
 // The usual answer headers are not stored (null); others are, without x-request-id (kept apart).
@@ -73,7 +80,7 @@ export const idempotency: Stage<RoutedCall> = async (call, next) => {
       if (existing.fingerprint !== fingerprint) {
         throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used with a different request.');
       }
-      return { status: existing.status, body: bodyText(existing.body), headers: replayHeaders(existing) };
+      return replay(existing, call.requestId);
     }
   }
   // The key is kept for 24 hours: one flat copy, not the caller's string (which may be a tree of pieces).

@@ -7,34 +7,10 @@
  * @module
  */
 import { ApiError } from '../core/errors.js';
+import { jsonDepth } from '../core/json-depth.js';
 
 /** The deepest nesting of arrays and objects a request body may have (ours need 4). */
 export const MAX_JSON_DEPTH = 64;
-
-const OPEN_BRACE = 0x7b;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACE = 0x7d;
-const CLOSE_BRACKET = 0x5d;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-
-/** The deepest nesting of `[` and `{` in JSON text, outside strings (one pass, no recursion). */
-export function jsonDepth(text: string): number {
-  let depth = 0;
-  let max = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === BACKSLASH) i++;
-      else if (c === QUOTE) inString = false;
-    } else if (c === QUOTE) inString = true;
-    else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-      if (++depth > max) max = depth;
-    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--;
-  }
-  return max;
-}
 
 /** Parses a request body: `invalid_json` when it is not JSON, `validation_error` when it nests too deep. */
 export function parseJsonBody(text: string): unknown {

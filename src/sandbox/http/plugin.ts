@@ -5,6 +5,7 @@
  * @module
  */
 import type { RecordTable } from '../core/persist.js';
+import type { ExtensionSchema } from '../core/tenant-schema.js';
 import type { TimerTable } from '../core/timers.js';
 import type { StageInsert } from './call.js';
 import type { RouteDef } from './routes/types.js';
@@ -26,4 +27,6 @@ export interface SandboxPlugin<Api> {
   close?(reason: Error): Promise<void>;
   /** Its record kinds: a stored sandbox writes and loads them as rows like the core ones (core/persist.ts). */
   recordKinds?: RecordTable;
+  /** The schema of its part of a tenant's `extensions` (by name): a tenant document is checked with it whole (core/tenant-schema.ts). */
+  extensions?: Record<string, ExtensionSchema>;
 }

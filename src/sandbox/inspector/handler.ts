@@ -16,7 +16,7 @@ import { eventStream } from '../http/event-stream.js';
 import type { RequestLog } from '../http/request-log.js';
 import { newRequestId } from '../http/request-id.js';
 import type { WebhookRecords } from '../plugins/webhooks/index.js';
-import { type Inspection, requestOut } from './inspection.js';
+import { type Inspection, UnshowableTenantError, requestOut } from './inspection.js';
 import type { RequestFilter } from './types.js';
 
 /** The path the console is served under. */
@@ -239,7 +239,9 @@ export function inspectorHandler(parts: HandlerParts, base = INSPECTOR_BASE): (r
     if (rest[0] === 'api') {
       try {
         return await api(request, rest.slice(1), url);
-      } catch {
+      } catch (error) {
+        // One tenant whose data cannot be shown: its page says so; the others answer as usual.
+        if (error instanceof UnshowableTenantError) return json(500, { code: 'internal_error', message: error.message, details: { tenant_id: error.tenantId } });
         // Never the error's own message: it may name internals (or be a stack overflow's).
         return json(500, { code: 'internal_error', message: 'The inspection failed unexpectedly.' });
       }

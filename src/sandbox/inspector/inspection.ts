@@ -35,6 +35,37 @@ function settingsView(t: TenantState): InspectedSettings {
 
 const HISTORY_MAX = 10_000;
 
+/** What the listing says of a tenant whose data cannot be shown. */
+const UNSHOWABLE = 'Its data cannot be shown (a damaged record or a clock out of range); the other tenants are not affected.';
+const NO_COUNTS: InspectedTenantSummary['counts'] = { users: 0, quotes: 0, conversions: 0, transactions: 0, webhook_endpoints: 0 };
+
+/** A tenant's summary, or the tenant listed as one whose data cannot be shown: one bad tenant never hides the others. */
+function listed(id: string, isDefault: boolean, summary: () => InspectedTenantSummary): InspectedTenantSummary {
+  try {
+    return summary();
+  } catch {
+    return { id, default: isDefault, counts: { ...NO_COUNTS }, now: null, problem: UNSHOWABLE };
+  }
+}
+
+/** Thrown by a tenant's page when its data cannot be shown (the handler answers it as an error naming the tenant). */
+export class UnshowableTenantError extends Error {
+  override readonly name = 'UnshowableTenantError';
+  constructor(readonly tenantId: string) {
+    super(`Tenant ${tenantId}: ${UNSHOWABLE}`);
+  }
+}
+
+/** Runs a tenant's page, turning a failure to show its data into an {@link UnshowableTenantError}. */
+function page<T>(tenantId: string, build: () => T): T {
+  try {
+    return build();
+  } catch (error) {
+    if (error instanceof RangeError && /^No tenant /.test(error.message)) throw error;
+    throw new UnshowableTenantError(tenantId);
+  }
+}
+
 /** A tenant of a stored sandbox's listing: in memory, or its counts and clock as stored. */
 export interface ListedTenant {
   id: string;
@@ -143,26 +174,33 @@ export class Inspection implements Omit<SandboxInspection, 'onRequest'> {
 
   tenants(): InspectedTenantSummary[] {
     const listing = this.#parts.listing;
-    if (listing === undefined) return this.#ordered().map((t) => this.#summary(t));
-    // A stored sandbox: every tenant, from storage, without loading those that are not in memory.
     const defaultId = this.#parts.platform.defaultTenantId;
+    if (listing === undefined) return this.#ordered().map((t) => listed(t.id, t.id === defaultId, () => this.#summary(t)));
+    // A stored sandbox: every tenant, from storage, without loading those that are not in memory.
     const out: InspectedTenantSummary[] = [];
     for (const row of listing()) {
-      if (row.tenant !== undefined) out.push(this.#summary(row.tenant));
+      const tenant = row.tenant;
+      if (tenant !== undefined) out.push(listed(row.id, row.id === defaultId, () => this.#summary(tenant)));
       else {
         const c = row.counts;
-        out.push({
-          id: row.id,
-          default: row.id === defaultId,
-          counts: { users: c['user'] ?? 0, quotes: c['quote'] ?? 0, conversions: c['conversion'] ?? 0, transactions: c['transaction'] ?? 0, webhook_endpoints: c['webhook_endpoint'] ?? 0 },
-          now: iso(row.now),
-        });
+        out.push(
+          listed(row.id, row.id === defaultId, () => ({
+            id: row.id,
+            default: row.id === defaultId,
+            counts: { users: c['user'] ?? 0, quotes: c['quote'] ?? 0, conversions: c['conversion'] ?? 0, transactions: c['transaction'] ?? 0, webhook_endpoints: c['webhook_endpoint'] ?? 0 },
+            now: iso(row.now),
+          })),
+        );
       }
     }
     return [...out.filter((t) => t.default), ...out.filter((t) => !t.default)];
   }
 
   tenant(id: string): InspectedTenant {
+    return page(id, () => this.#tenantPage(id));
+  }
+
+  #tenantPage(id: string): InspectedTenant {
     const t = this.#tenant(id);
     const { endpoints, deliveries } = this.#parts.webhooks.of(t);
     return {
@@ -202,6 +240,10 @@ export class Inspection implements Omit<SandboxInspection, 'onRequest'> {
   }
 
   conversion(tenantId: string, id: string): InspectedConversion | null {
+    return page(tenantId, () => this.#conversionPage(tenantId, id));
+  }
+
+  #conversionPage(tenantId: string, id: string): InspectedConversion | null {
     const t = this.#tenant(tenantId);
     const rec = t.conversions.get(id);
     if (!rec) return null;
@@ -265,31 +307,11 @@ export class Inspection implements Omit<SandboxInspection, 'onRequest'> {
     if (q.length < 3) return [];
     const out: InspectedMatch[] = [];
     for (const t of this.#ordered()) {
-      const conv = t.conversions.get(q);
-      if (conv) out.push({ kind: 'conversion', tenant_id: t.id, id: q, conversion_id: q, field: 'id' });
-      const quote = t.quotes.get(q);
-      if (quote) out.push({ kind: 'quote', tenant_id: t.id, id: q, conversion_id: quote.consumedBy, field: 'id' });
-      if (t.users.get(q)) out.push({ kind: 'user', tenant_id: t.id, id: q, conversion_id: null, field: 'id' });
-      const tx = t.transactions.get(q);
-      if (tx) out.push({ kind: 'transaction', tenant_id: t.id, id: q, conversion_id: tx.conversionId, field: 'id' });
-      for (const c of t.conversions.all()) {
-        if (c.pixAt === null && c.usdtAt === null && c.liquidationQuoteId !== q) continue;
-        const wire = conversionOut(c);
-        if (wire.pix_e2e_id === q) out.push({ kind: 'conversion', tenant_id: t.id, id: c.id, conversion_id: c.id, field: 'pix_e2e_id' });
-        if (wire.usdt_tx_hash === q) out.push({ kind: 'conversion', tenant_id: t.id, id: c.id, conversion_id: c.id, field: 'usdt_tx_hash' });
-        if (wire.pix_tx_id === q) out.push({ kind: 'conversion', tenant_id: t.id, id: c.id, conversion_id: c.id, field: 'pix_tx_id' });
-        if (c.liquidationQuoteId === q) out.push({ kind: 'conversion', tenant_id: t.id, id: c.id, conversion_id: c.id, field: 'liquidation_quote_id' });
-      }
-      const log = this.#log(t);
-      const event = log.find((e) => e.id === q);
-      if (event) {
-        const objectId = event.objectId;
-        out.push({ kind: 'event', tenant_id: t.id, id: q, conversion_id: t.conversions.get(objectId) ? objectId : null, field: 'id' });
-      }
-      const delivery = this.#parts.webhooks.delivery(t, q);
-      if (delivery) {
-        const objectId = log.find((e) => e.id === delivery.eventId)?.objectId;
-        out.push({ kind: 'delivery', tenant_id: t.id, id: q, conversion_id: objectId !== undefined && t.conversions.get(objectId) ? objectId : null, field: 'id' });
+      // A tenant whose data cannot be shown has no match to show; the others are searched.
+      try {
+        out.push(...this.#searchTenant(t, q));
+      } catch {
+        continue;
       }
     }
     for (const r of this.#parts.requests.recent()) {
@@ -298,6 +320,37 @@ export class Inspection implements Omit<SandboxInspection, 'onRequest'> {
       let conversionId: string | null = null;
       for (const o of r.object_ids) conversionId ??= tenant?.conversions.get(o)?.id ?? tenant?.quotes.get(o)?.consumedBy ?? null;
       out.push({ kind: 'request', tenant_id: r.tenant_id, id: q, conversion_id: conversionId, field: 'request_id' });
+    }
+    return out;
+  }
+
+  #searchTenant(t: TenantState, q: string): InspectedMatch[] {
+    const out: InspectedMatch[] = [];
+    const conv = t.conversions.get(q);
+    if (conv) out.push({ kind: 'conversion', tenant_id: t.id, id: q, conversion_id: q, field: 'id' });
+    const quote = t.quotes.get(q);
+    if (quote) out.push({ kind: 'quote', tenant_id: t.id, id: q, conversion_id: quote.consumedBy, field: 'id' });
+    if (t.users.get(q)) out.push({ kind: 'user', tenant_id: t.id, id: q, conversion_id: null, field: 'id' });
+    const tx = t.transactions.get(q);
+    if (tx) out.push({ kind: 'transaction', tenant_id: t.id, id: q, conversion_id: tx.conversionId, field: 'id' });
+    for (const c of t.conversions.all()) {
+      if (c.pixAt === null && c.usdtAt === null && c.liquidationQuoteId !== q) continue;
+      const wire = conversionOut(c);
+      if (wire.pix_e2e_id === q) out.push({ kind: 'conversion', tenant_id: t.id, id: c.id, conversion_id: c.id, field: 'pix_e2e_id' });
+      if (wire.usdt_tx_hash === q) out.push({ kind: 'conversion', tenant_id: t.id, id: c.id, conversion_id: c.id, field: 'usdt_tx_hash' });
+      if (wire.pix_tx_id === q) out.push({ kind: 'conversion', tenant_id: t.id, id: c.id, conversion_id: c.id, field: 'pix_tx_id' });
+      if (c.liquidationQuoteId === q) out.push({ kind: 'conversion', tenant_id: t.id, id: c.id, conversion_id: c.id, field: 'liquidation_quote_id' });
+    }
+    const log = this.#log(t);
+    const event = log.find((e) => e.id === q);
+    if (event) {
+      const objectId = event.objectId;
+      out.push({ kind: 'event', tenant_id: t.id, id: q, conversion_id: t.conversions.get(objectId) ? objectId : null, field: 'id' });
+    }
+    const delivery = this.#parts.webhooks.delivery(t, q);
+    if (delivery) {
+      const objectId = log.find((e) => e.id === delivery.eventId)?.objectId;
+      out.push({ kind: 'delivery', tenant_id: t.id, id: q, conversion_id: objectId !== undefined && t.conversions.get(objectId) ? objectId : null, field: 'id' });
     }
     return out;
   }

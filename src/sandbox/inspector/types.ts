@@ -16,10 +16,15 @@ export interface InspectedTenantSummary {
   id: string;
   /** True for the sandbox's default tenant. */
   default: boolean;
-  /** Counts of its records. */
+  /** Counts of its records (zeros when its data cannot be shown). */
   counts: { users: number; quotes: number; conversions: number; transactions: number; webhook_endpoints: number };
-  /** The tenant's clock (ISO 8601). */
-  now: string;
+  /** The tenant's clock (ISO 8601); `null` when its data cannot be shown. */
+  now: string | null;
+  /**
+   * Present when the tenant's data cannot be shown (a damaged record, a clock out of range): the
+   * tenant is listed with this sentence, its page answers an error, and the others are shown.
+   */
+  problem?: string;
 }
 
 /** An API key, by prefix only. */

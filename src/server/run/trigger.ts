@@ -3,8 +3,8 @@
  * against the server, or a scenario file; prints each resource or step as it happens.
  * @module
  */
-import { readFile } from 'node:fs/promises';
-import { ScenarioError, ScenarioFileError, TRIGGERS, runScenarioFile, runTrigger as runScenario, type ScenarioStep, type TriggerScenario } from '../../testing/index.js';
+import { readFile, stat } from 'node:fs/promises';
+import { SCENARIO_FILE_LIMITS, ScenarioError, ScenarioFileError, TRIGGERS, runScenarioFile, runTrigger as runScenario, type ScenarioStep, type TriggerScenario } from '../../testing/index.js';
 import type { TriggerOptions } from '../commands/trigger.js';
 import { EXIT, type Io, clientOf, fail, print } from './io.js';
 
@@ -61,6 +61,12 @@ export async function runTrigger(options: TriggerOptions, io: Io): Promise<numbe
 async function runFile(options: Extract<RunOptions, { file: string }>, io: Io): Promise<number> {
   let text: string;
   try {
+    // The kit's limit, in bytes (at most 4 per character): a larger file is refused before it is read.
+    const { size } = await stat(options.file);
+    if (size > SCENARIO_FILE_LIMITS.chars * 4) {
+      io.stderr(`pix-usdt-sandbox: trigger --file: ${options.file} is too large: at most ${SCENARIO_FILE_LIMITS.chars} characters of JSON; it has ${size} bytes. Nothing ran.`);
+      return EXIT.usage;
+    }
     text = await readFile(options.file, 'utf8');
   } catch (error) {
     io.stderr(`pix-usdt-sandbox: trigger --file: cannot read ${options.file} (${(error as NodeJS.ErrnoException).code ?? String(error)}).`);

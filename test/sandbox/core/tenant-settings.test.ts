@@ -135,8 +135,9 @@ describe('settings per tenant, in process', () => {
     expect(target.settingsOf(other.tenantId).price.midRate).toBe('5.55');
     // A snapshot whose settings break the rules is refused with the tenant and the field named.
     const bad = JSON.parse(JSON.stringify(source.snapshot())) as { tenants: Array<{ id: string; settings?: unknown }> };
-    (bad.tenants[1] as { settings?: unknown }).settings = { price: { midRate: '0' } };
-    expect(() => target.restore(bad as never)).toThrow(new RegExp(`Snapshot of tenant ${other.tenantId}, settings.price: midRate`));
+    const at = bad.tenants.findIndex((t) => t.id === other.tenantId);
+    (bad.tenants[at] as { settings?: unknown }).settings = { price: { midRate: '0' } };
+    expect(() => target.restore(bad as never)).toThrow(new RegExp(`tenants\\.${at}\\.settings\\.price: midRate`));
     expect(target.settingsOf(other.tenantId).price.midRate).toBe('5.55');
   });
 });

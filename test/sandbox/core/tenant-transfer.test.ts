@@ -157,8 +157,8 @@ describe.each([
       ['a key of another tenant', { ...doc, tenant: { ...doc.tenant, keys: [{ ...doc.tenant.keys[0], tenantId: 'other' }] } }, 'damaged', 'tenant.keys.0.tenantId'],
       ['a duplicated record', { ...doc, tenant: { ...doc.tenant, users: [doc.tenant.users[0], doc.tenant.users[0]] } }, 'damaged', 'tenant.users.1.id'],
       ['an amount that is not a decimal', { ...doc, tenant: { ...doc.tenant, usage: [['d1', '1e3']] } }, 'damaged', 'tenant.usage.0.1'],
-      // Well formed, but its records cannot be restored (over HTTP this was a 500 before one fork path served both faces).
-      ['settings that cannot be restored', { ...doc, tenant: { ...doc.tenant, settings: { price: { midRate: 'abc' } } } }, 'damaged', 'tenant'],
+      // Settings the settings' own rules refuse (over HTTP this was a 500 before one fork path served both faces).
+      ['settings that cannot be restored', { ...doc, tenant: { ...doc.tenant, settings: { price: { midRate: 'abc' } } } }, 'damaged', 'tenant.settings.price'],
     ];
     for (const [what, snapshot, problem, path] of bad) {
       let error: unknown;

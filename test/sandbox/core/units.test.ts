@@ -40,6 +40,38 @@ describe('collection', () => {
     expect(c.page({ index: ['status', 'even'], before: 4, limit: 2 }).items.map((r) => r.id)).toEqual(['r3', 'r2']);
     expect(c.page({ index: ['status', 'odd'], limit: 10 }).items.map((r) => r.id)).toEqual(['r9', 'r7', 'r5', 'r1']);
   });
+
+  it('holds records at any positions without holes: a gap costs nothing, and pages, lookups and removals see across it (issue 35)', () => {
+    const c = new Collection<Rec>({ status: (r) => r.status });
+    const positions = [0, 1, 2_000_000, 2_000_001, 2 ** 31 - 1, 2 ** 40];
+    const push = Array.prototype.push;
+    let pushes = 0;
+    Array.prototype.push = function (this: unknown[], ...items: unknown[]): number {
+      pushes++;
+      return push.apply(this, items);
+    };
+    try {
+      positions.forEach((seq, i) => c.restore({ id: `r${i}`, seq, status: i % 2 === 0 ? 'even' : 'odd' }));
+    } finally {
+      Array.prototype.push = push;
+    }
+    // One push per record (and per index list that grows), not one per position.
+    expect(pushes).toBeLessThan(positions.length * 3);
+    expect(c.size).toBe(positions.length);
+    expect(c.all().map((r) => r.seq)).toEqual(positions);
+    expect(c.page({ limit: 3 }).items.map((r) => r.id)).toEqual(['r5', 'r4', 'r3']);
+    expect(c.page({ before: 2_000_001, limit: 10 }).items.map((r) => r.id)).toEqual(['r2', 'r1', 'r0']);
+    expect(c.page({ index: ['status', 'even'], limit: 10 }).items.map((r) => r.id)).toEqual(['r4', 'r2', 'r0']);
+    expect(c.page({ index: ['status', 'odd'], before: 2 ** 40, limit: 10 }).items.map((r) => r.id)).toEqual(['r3', 'r1']);
+    // A record inserted after them takes the next position; one read back behind the last takes the next too.
+    expect(c.insert({ id: 'new', seq: 0, status: 'odd' }).seq).toBe(2 ** 40 + 1);
+    expect(c.restore({ id: 'old', seq: 5, status: 'odd' }).seq).toBe(2 ** 40 + 2);
+    c.remove([c.get('r2') as Rec, c.get('r5') as Rec]);
+    expect(c.all().map((r) => r.id)).toEqual(['r0', 'r1', 'r3', 'r4', 'new', 'old']);
+    expect(c.page({ index: ['status', 'odd'], limit: 10 }).items.map((r) => r.id)).toEqual(['old', 'new', 'r3', 'r1']);
+    expect(c.page({ index: ['status', 'even'], limit: 10 }).items.map((r) => r.id)).toEqual(['r4', 'r0']);
+    expect(c.get('r2')).toBeUndefined();
+  });
 });
 
 describe('pricing', () => {

@@ -14,8 +14,10 @@ type Json = Record<string, unknown>;
 interface Summary {
   id: string;
   default: boolean;
-  now: string;
+  now: string | null;
   counts: Record<string, number>;
+  /** Present when the tenant's data cannot be shown. */
+  problem?: string;
 }
 
 async function get<T>(path: string): Promise<T> {
@@ -465,7 +467,7 @@ function App() {
       <strong>pix-usdt sandbox inspector</strong>
       <nav aria-label="Main">
         <a href="#/requests">Request log</a>
-        ${(tenants.data ?? []).map((t, i) => html`<a href=${tenantHref(t.id)}>${t.default ? 'Default tenant' : `Tenant ${i + 1}`}</a>`)}
+        ${(tenants.data ?? []).map((t, i) => html`<a href=${tenantHref(t.id)} title=${t.problem ?? ''}>${t.default ? 'Default tenant' : `Tenant ${i + 1}`}${t.problem ? ' (cannot be shown)' : ''}</a>`)}
       </nav>
       <${Search} />
       <span class="live" role="status" data-testid="live">${live ? 'Live' : 'Offline'}</span>

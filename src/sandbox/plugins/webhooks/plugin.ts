@@ -7,6 +7,7 @@ import type { RecordTable } from '../../core/persist.js';
 import type { Platform } from '../../core/platform.js';
 import type { SandboxPlugin } from '../../http/plugin.js';
 import { webhookRoutes } from './routes.js';
+import { WebhooksExtension } from './schema.js';
 import { WebhookService } from './service.js';
 import { WEBHOOKS_EXTENSION } from './store.js';
 import { webhookTestApi } from './test-api.js';
@@ -47,5 +48,13 @@ export function webhooksPlugin(
     webhook_endpoint: { collection: (t) => service.storeIfAny(t)?.endpoints, at: { extension: WEBHOOKS_EXTENSION, field: 'endpoints' } },
     webhook_delivery: { collection: (t) => service.storeIfAny(t)?.deliveries, at: { extension: WEBHOOKS_EXTENSION, field: 'deliveries' } },
   };
-  return { api: webhookTestApi(platform, service), routes: webhookRoutes(service), timers: service.timers, recordKinds: kinds, records, close: (reason) => service.close(reason) };
+  return {
+    api: webhookTestApi(platform, service),
+    routes: webhookRoutes(service),
+    timers: service.timers,
+    recordKinds: kinds,
+    extensions: { [WEBHOOKS_EXTENSION]: WebhooksExtension },
+    records,
+    close: (reason) => service.close(reason),
+  };
 }
