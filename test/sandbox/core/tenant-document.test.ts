@@ -15,7 +15,7 @@ import type { TenantDocumentRecords } from '../../../src/sandbox/core/transfer.j
 import { createConversion } from '../../../src/testing/index.js';
 import { storedSandbox } from '../../support/stored.js';
 import { documentRecords } from '../../support/records.js';
-import { WALLET, cpf } from '../raw.js';
+import { WALLET, cpf } from '../../support/fixtures.js';
 
 const T0 = Date.parse('2026-03-02T12:00:00.000Z');
 const closers: Array<() => Promise<void>> = [];
