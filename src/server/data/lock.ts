@@ -16,6 +16,8 @@
  *
  * A refused start gives the lock back as it found it: removed when this start made it, its
  * bytes put back otherwise. Opens never follow a link and never wait on a FIFO (./folder.ts).
+ * While it is held, this process opens no descriptor of the file: POSIX drops every lock a
+ * process has on a file when it closes any descriptor of it.
  * @module
  */
 import fs from 'node:fs';
@@ -110,7 +112,10 @@ function find(folder: DataFolder): Found | null {
   if (found.size > MAX_LOCK_BYTES) {
     throw new DataError(`${file} is not a lock of a sandbox server (${found.size} bytes). Move it away; the server writes its own.`);
   }
-  return { bytes: folder.read(LOCK), ino: found.ino };
+  const bytes = folder.read(LOCK);
+  // Now, while nothing holds it: closing any descriptor of a file drops the process's POSIX locks on it.
+  folder.restrict(LOCK);
+  return { bytes, ino: found.ino };
 }
 
 /**
@@ -151,6 +156,7 @@ export function lock(folder: DataFolder): FolderLock {
       // Exclusive mode: the lock taken by the first write transaction is kept until the connection closes.
       db.exec('PRAGMA locking_mode = EXCLUSIVE');
       db.exec('PRAGMA journal_mode = OFF');
+      db.exec('PRAGMA page_size = 512');
       db.exec('BEGIN EXCLUSIVE');
       db.exec('COMMIT');
     } catch (error) {
@@ -186,11 +192,10 @@ export function lock(folder: DataFolder): FolderLock {
       db.close();
       continue;
     }
+    // From here on, no descriptor of the lock file is opened by this process (see find) until it lets go.
     try {
-      db.exec('PRAGMA page_size = 512');
       db.exec(`PRAGMA application_id = ${LOCK_APPLICATION_ID}`);
       db.exec(`PRAGMA user_version = ${process.pid}`);
-      folder.restrict(LOCK);
     } catch (error) {
       giveBack();
       throw cannotWrite(folder, error);

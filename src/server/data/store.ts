@@ -209,12 +209,13 @@ function inspectDatabase(folder: DataFolder, environment: string): void {
 function openDatabase(folder: DataFolder): { db: SqliteDatabase; holdsSandbox: boolean } {
   const file = folder.file(DATABASE);
   folder.prepareFile(DATABASE);
+  // Checked (inspectDatabase): the file is ours, and the server keeps it to its owner. Now, before
+  // SQLite holds locks on it: closing any descriptor of a file drops the process's POSIX locks on it.
+  folder.restrict(DATABASE);
   const db = openSqlite(file);
   try {
     const holdsSandbox = hasStoredSandbox(db);
     db.configure();
-    // Checked: the file is ours, and the server keeps it to its owner.
-    folder.restrict(DATABASE);
     return { db, holdsSandbox };
   } catch (error) {
     db.close();
