@@ -119,6 +119,36 @@ describe('a damaged database is refused at the start, the folder left as it was'
     expect(folderState(dir)).toEqual(before);
   });
 
+  it('past fullCheckMaxBytes the start skips reading every page: a damaged page is found when read (503), the other tenant served', async () => {
+    const dir = tempDir();
+    const { store, a, b } = await twoTenants(dir);
+    // Enough rows that some of tenant b's pages hold nothing of tenant a.
+    const bUsers: string[] = [];
+    for (let n = 100; n < 140; n++) bUsers.push(await newUser(store, b.apiKey, n));
+    store.close();
+    const file = path.join(dir, 'data.db');
+    const bytes = readFileSync(file);
+    const victim = bUsers[20] as string;
+    const pages = new Set<number>();
+    for (let at = bytes.indexOf(victim); at >= 0; at = bytes.indexOf(victim, at + 1)) pages.add(Math.floor(at / 4096));
+    const target = [...pages].filter((p) => [a.apiKey, a.userId, a.tenantId].every((s) => !bytes.subarray(p * 4096, (p + 1) * 4096).includes(s)));
+    expect(target.length).toBeGreaterThan(0);
+    for (const p of target) bytes.fill(0xab, p * 4096, (p + 1) * 4096);
+    writeFileSync(file, bytes);
+
+    // Within the limit (the default): refused at the start.
+    expect(() => openDataStore(dir, OPTIONS)).toThrow(`${file} is damaged (`);
+    // Past it: the start opens; the damaged tenant answers 503 when read, the other is served.
+    const log: string[] = [];
+    const opened = open(dir, OPTIONS, { fullCheckMaxBytes: bytes.length - 1, log: (line) => log.push(line) });
+    const res = await opened.sandbox.fetch(`/v1/users/${victim}`, { headers: { authorization: `Bearer ${b.apiKey}` } });
+    expect(res.status).toBe(503);
+    expect(await res.json()).toMatchObject({ code: 'storage_unavailable', details: { reason: 'storage_damaged' } });
+    expect((await client(opened, a.apiKey).users.retrieve(a.userId)).id).toBe(a.userId);
+    expect(opened.persistence.damaged).toEqual([b.tenantId]);
+    expect(log.filter((l) => l.includes('is damaged'))).toHaveLength(1);
+  });
+
   it('a file cut short after a clean stop', async () => {
     const { dir } = await stoppedFolder();
     const file = path.join(dir, 'data.db');
