@@ -11,9 +11,8 @@
  *   and their timers still wake.
  * - The lock: a second taker is refused whatever the lock file says (the kernel decides).
  */
-import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
-import { cpSync, lstatSync, mkdtempSync, readFileSync, readdirSync, rmSync, chmodSync, truncateSync, writeFileSync, copyFileSync, existsSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, chmodSync, truncateSync, writeFileSync, copyFileSync, existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -26,6 +25,7 @@ import { DataFolder } from '../../../src/server/data/folder.js';
 import { lock } from '../../../src/server/data/lock.js';
 import { type DataStore, type DataStoreOptions, openDataStore } from '../../../src/server/data/store.js';
 import { cpf } from '../../support/fixtures.js';
+import { folderState } from './folder-state.js';
 
 const LEGACY = fileURLToPath(new URL('../fixtures/legacy-data/', import.meta.url));
 const OPTIONS: SandboxOptions = { seed: 'damaged', now: '2026-03-02T12:00:00.000Z', quoteRateLimit: 0 };
@@ -50,18 +50,6 @@ function open(dir: string, options: SandboxOptions = OPTIONS, storeOptions: Data
   const store = openDataStore(dir, options, storeOptions);
   stores.push(store);
   return store;
-}
-
-/** Every name of a folder with its kind, mode and bytes: a refused start must leave it equal. */
-function folderState(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const name of readdirSync(dir).sort()) {
-    const file = path.join(dir, name);
-    const stat = lstatSync(file);
-    const mode = (stat.mode & 0o777).toString(8);
-    out[name] = stat.isFile() ? `file ${mode} ${createHash('sha256').update(readFileSync(file)).digest('hex')}` : `${stat.isFIFO() ? 'fifo' : 'other'} ${mode}`;
-  }
-  return out;
 }
 
 interface Owner {

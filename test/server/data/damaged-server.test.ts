@@ -9,9 +9,8 @@
  *   every folder of a round (the kernel decides, not the lock file's pid);
  * - a lock that is a FIFO: refused at once, by name.
  */
-import { createHash } from 'node:crypto';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { closeSync, cpSync, lstatSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, cpSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -20,6 +19,7 @@ import { DataFolder } from '../../../src/server/data/folder.js';
 import { lock, lockHolder } from '../../../src/server/data/lock.js';
 import { openDataStore } from '../../../src/server/data/store.js';
 import { type Child, type Ready, cpf, exitCode, run, serve, stopAll, waitFor } from '../helpers.js';
+import { folderState } from './folder-state.js';
 
 afterEach(stopAll);
 
@@ -32,18 +32,6 @@ function tempDir(): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'pix-usdt-damaged-'));
   dirs.push(dir);
   return dir;
-}
-
-/** Every name of a folder with its kind, mode and bytes. */
-function folderState(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const name of readdirSync(dir).sort()) {
-    const file = path.join(dir, name);
-    const stat = lstatSync(file);
-    const mode = (stat.mode & 0o777).toString(8);
-    out[name] = stat.isFile() ? `file ${mode} ${createHash('sha256').update(readFileSync(file)).digest('hex')}` : `${stat.isFIFO() ? 'fifo' : 'other'} ${mode}`;
-  }
-  return out;
 }
 
 async function call(ready: Ready, apiKey: string, method: string, route: string, body?: unknown, idempotencyKey?: string): Promise<Response> {
