@@ -239,7 +239,9 @@ export function inspectorHandler(parts: HandlerParts, base = INSPECTOR_BASE): (r
     if (rest[0] === 'api') {
       try {
         return await api(request, rest.slice(1), url);
-      } catch {
+      } catch (error) {
+        // A stored sandbox's read that failed (src/sandbox/stored.ts): its own answer, as on /v1.
+        if (error instanceof ApiError && error.code === 'storage_unavailable') return json(error.status, { code: error.code, message: error.message, details: error.details });
         // Never the error's own message: it may name internals (or be a stack overflow's).
         return json(500, { code: 'internal_error', message: 'The inspection failed unexpectedly.' });
       }

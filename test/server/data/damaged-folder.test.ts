@@ -313,6 +313,34 @@ describe('a tenant whose data cannot be read, while serving', () => {
     expect(reads.damaged).toBe(1);
   });
 
+  it("the inspector's reads: a damaged tenant's page and a listing that cannot be read answer 503 in the envelope, not 500", async () => {
+    const { dir, a, b } = await stoppedFolder();
+    const reads = { damaged: 0, wakes: 0, lookupsFail: false };
+    let listingFails = false;
+    const wrap = damagedFor(() => b.tenantId, reads);
+    const store = open(dir, OPTIONS, {
+      wrapDriver: (driver) => {
+        const inner = wrap(driver);
+        return {
+          ...inner,
+          all: (sql, params) => {
+            if (listingFails && sql.startsWith('SELECT id, created, state FROM tenants WHERE created')) throw Object.assign(new Error('database disk image is malformed'), { code: 'SQLITE_CORRUPT' });
+            return inner.all(sql, params);
+          },
+        };
+      },
+    });
+    const inspect = async (route: string): Promise<{ status: number; body: { code?: string; details?: { reason?: string } } }> => {
+      const res = await store.sandbox.inspector.fetch(new Request(`http://127.0.0.1/_inspector/api/${route}`));
+      return { status: res.status, body: (await res.json()) as { code?: string; details?: { reason?: string } } };
+    };
+    expect(await inspect(`tenants/${b.tenantId}`)).toMatchObject({ status: 503, body: { code: 'storage_unavailable', details: { reason: 'storage_damaged' } } });
+    expect((await inspect(`tenants/${a.tenantId}`)).status).toBe(200);
+    expect((await inspect('tenants')).status).toBe(200);
+    listingFails = true;
+    expect(await inspect('tenants')).toMatchObject({ status: 503, body: { code: 'storage_unavailable', details: { reason: 'storage_damaged' } } });
+  });
+
   it('a key lookup that cannot be read answers 503 and is logged once; nothing is marked', async () => {
     const { dir, a } = await stoppedFolder();
     const reads = { damaged: 0, wakes: 0, lookupsFail: true };
