@@ -583,6 +583,8 @@ export class Persistence implements TenantSource {
       // A damaged tenant's timers cannot fire: they must not keep the alarm ringing for the others.
       next = this.#storage.nextWake([...this.#damaged]);
     } catch {
+      // Not known (the read failed, the host was told): ask again in a second, or no timer would fire again.
+      this.#armAt(Math.max(Date.now() + 1_000, floor));
       return;
     }
     if (next !== null) this.#armAt(Math.max(next, floor));

@@ -341,6 +341,32 @@ describe('a tenant whose data cannot be read, while serving', () => {
     expect(await inspect('tenants')).toMatchObject({ status: 503, body: { code: 'storage_unavailable', details: { reason: 'storage_damaged' } } });
   });
 
+  it('the alarm whose next instant cannot be read tries again a second later, not never', async () => {
+    const { dir } = await stoppedFolder();
+    let failures = 0;
+    let asked = 0;
+    const store = open(dir, OPTIONS, {
+      wrapDriver: (driver) => ({
+        ...driver,
+        all: (sql, params) => {
+          if (sql.startsWith('SELECT MIN(wake_at)')) {
+            asked++;
+            if (failures-- > 0) throw Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR' });
+          }
+          return driver.all(sql, params);
+        },
+      }),
+    });
+    failures = 1;
+    const before = asked;
+    store.sandbox.wakeUp();
+    expect(asked).toBe(before + 1);
+    // Re-armed: the alarm rings again by itself and asks again (it answers this time).
+    const deadline = Date.now() + 10_000;
+    while (asked < before + 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(asked).toBe(before + 2);
+  });
+
   it('a key lookup that cannot be read answers 503 and is logged once; nothing is marked', async () => {
     const { dir, a } = await stoppedFolder();
     const reads = { damaged: 0, wakes: 0, lookupsFail: true };
