@@ -416,7 +416,8 @@ export class Persistence implements TenantSource {
 
   /** The answer of a request of `tenant` is ready: its changes are written before it leaves. */
   #answered(tenant: TenantState): Promise<void> | undefined {
-    if (this.#platform.tenants.get(tenant.id) !== tenant) throw unavailable();
+    // Gone from memory meanwhile: a failed write dropped it, or a read found its data damaged (its own answer).
+    if (this.#platform.tenants.get(tenant.id) !== tenant) throw this.#damaged.has(tenant.id) ? unreadable(true) : unavailable();
     this.#dirty.add(tenant);
     this.#capture();
     const meta = this.#metaChanges();

@@ -313,6 +313,37 @@ describe('a tenant whose data cannot be read, while serving', () => {
     expect(reads.damaged).toBe(1);
   });
 
+  it('a tenant in memory whose idempotency rows turn out damaged: 503 storage_damaged (not a write error), marked and evicted; nothing of the request is kept', async () => {
+    const { dir, a, b } = await stoppedFolder();
+    let damagedNow = false;
+    const reads = { damaged: 0, wakes: 0, lookupsFail: false };
+    const store = open(dir, OPTIONS, { wrapDriver: damagedFor(() => (damagedNow ? b.tenantId : 'none'), reads) });
+    // Loaded and served first.
+    expect((await client(store, b.apiKey).users.retrieve(b.userId)).id).toBe(b.userId);
+    expect(store.persistence.loaded).toBe(1);
+    damagedNow = true;
+    // An idempotent create reads its key's record from storage (idempotency records are not kept in memory).
+    const created = await store.sandbox.fetch('/v1/users', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${b.apiKey}`, 'content-type': 'application/json', 'idempotency-key': 'after-damage' },
+      body: JSON.stringify({ external_id: 'e-9', name: 'User 9', document_type: 'cpf', document_number: cpf(9) }),
+    });
+    expect(created.status).toBe(503);
+    expect(await created.json()).toMatchObject({ code: 'storage_unavailable', details: { reason: 'storage_damaged' } });
+    expect(store.persistence.damaged).toEqual([b.tenantId]);
+    expect(store.persistence.loaded).toBe(0);
+    // Any later request of the damaged tenant: the same answer, without reading again.
+    const damagedReads = reads.damaged;
+    expect((await store.sandbox.fetch('/v1/users', { headers: { authorization: `Bearer ${b.apiKey}` } })).status).toBe(503);
+    expect(reads.damaged).toBe(damagedReads);
+    // Nothing of the refused create was written: the other tenant is served, and b's users are as they were on disk.
+    expect((await client(store, a.apiKey).users.retrieve(a.userId)).id).toBe(a.userId);
+    store.close();
+    stores.splice(stores.indexOf(store), 1);
+    const reopened = open(dir);
+    expect((await client(reopened, b.apiKey).users.list()).data.map((u) => u.id)).toEqual([b.userId]);
+  });
+
   it("the inspector's reads: a damaged tenant's page and a listing that cannot be read answer 503 in the envelope, not 500", async () => {
     const { dir, a, b } = await stoppedFolder();
     const reads = { damaged: 0, wakes: 0, lookupsFail: false };
