@@ -321,9 +321,10 @@ const READERS: Record<string, Reader> = {
     ];
   },
   'big-tenant'(result) {
-    const r = result as { mb: number; lifecycles: number; writeSeconds: number; readyMs: number; firstAnswerMs: number; rssMb: number; getMs: number; listMs: number; createMs: number };
+    const r = result as { mb: number; lifecycles: number; writeSeconds: number; readyMs: number; fullCheckReadyMs: number; firstAnswerMs: number; rssMb: number; getMs: number; listMs: number; createMs: number };
     return [
       { area: 'Storage', figure: `one tenant of ${fmt(r.mb, 0)} MB (${r.lifecycles.toLocaleString('en')} lifecycles), written in ${fmt(r.writeSeconds, 0)} s and reopened: open to ready`, measured: `${fmt(r.readyMs, 0)} ms`, target: '<= 1,000 ms', verdict: verdict(r.readyMs <= 1000) },
+      { area: 'Storage', figure: 'the same, open to ready with every page read first (PRAGMA quick_check; the start skips it past 64 MiB)', measured: `${fmt(r.fullCheckReadyMs, 0)} ms`, target: '', verdict: 'info' },
       { area: 'Storage', figure: 'the same: its first answer (the tenant loads), and RSS then', measured: `${fmt(r.firstAnswerMs, 0)} ms, ${fmt(r.rssMb, 0)} MB`, target: '', verdict: 'info' },
       { area: 'Storage', figure: 'the same, loaded: retrieve / list of 10 / create a user', measured: `${fmt(r.getMs, 2)} / ${fmt(r.listMs, 2)} / ${fmt(r.createMs, 2)} ms`, target: '', verdict: 'info' },
     ];

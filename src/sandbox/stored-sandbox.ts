@@ -32,7 +32,7 @@ export class StoredSandboxImpl extends SandboxImpl implements StoredSandbox {
   readonly #storage: SqlStorage;
 
   constructor(driver: SqlDriver, options: StoredSandboxOptions = {}, extras: StoredExtras = {}) {
-    const { arm, defer, idleMs, maxTenants, initial, onWriteError, onWriteRecovered, ...sandboxOptions } = options;
+    const { arm, defer, idleMs, maxTenants, initial, onWriteError, onWriteRecovered, onReadError, ...sandboxOptions } = options;
     // Checked (and made, when empty) before anything else: nothing is written to a database that is not ours.
     prepareSchema(driver);
     const storage = new SqlStorage(driver);
@@ -44,6 +44,7 @@ export class StoredSandboxImpl extends SandboxImpl implements StoredSandbox {
     if (initial !== undefined) stored.initial = initial;
     if (onWriteError !== undefined) stored.onWriteError = onWriteError;
     if (onWriteRecovered !== undefined) stored.onWriteRecovered = onWriteRecovered;
+    if (onReadError !== undefined) stored.onReadError = onReadError;
     if (extras.initialMeta !== undefined) stored.initialMeta = extras.initialMeta;
     super(sandboxOptions, { stored: (parts) => new Persistence(parts, stored) });
     this.#storage = storage;

@@ -14,6 +14,10 @@
  *   for the earliest of all, and wakes the tenants due (loading them if needed).
  * - A write that fails answers 503 `storage_unavailable`, and every tenant in memory is dropped
  *   (storage still holds what was answered before): nothing of the failed change stays in memory.
+ * - A read that fails answers 503 `storage_unavailable` too, for the request that needed it and
+ *   no other: a tenant whose data is damaged (a malformed page, rows that do not decode) is marked
+ *   and answers so at once from then on, without reading again, until a restart; every other
+ *   tenant is served, and its timers fire. The host is told once per tenant (`onReadError`).
  * @module
  */
 import type { KeyRec, TenantState } from './core/state.js';
@@ -24,7 +28,7 @@ import { realClearTimeout, realSetTimeout } from './core/real-time.js';
 import { type SandboxSnapshot, type TenantSnapshot, loadSnapshot } from './core/snapshot.js';
 import { Usage } from './core/limits.js';
 import type { App } from './http/app.js';
-import type { SandboxStorage, TenantChanges } from './storage/port.js';
+import { type SandboxStorage, StorageError, type TenantChanges } from './storage/port.js';
 
 /** Options of a stored sandbox. */
 export interface StoredOptions {
@@ -47,6 +51,12 @@ export interface StoredOptions {
   onWriteError?: (error: unknown) => void;
   /** Told when a write succeeds after failures. */
   onWriteRecovered?: () => void;
+  /**
+   * Told when a read fails: once for each tenant whose data cannot be read (`tenantId`), and
+   * once for reads of no one tenant (a key lookup, a listing: `null`). A `StorageError` with
+   * reason `damaged` says the data is damaged; the tenant then answers 503 until a restart.
+   */
+  onReadError?: (error: unknown, tenantId: string | null) => void;
   /**
    * Arms the host's own alarm for the earliest timer of any tenant (a Durable Object's
    * `ctx.storage.setAlarm`), which then calls {@link Persistence.wakeUp}. Without it, one real
@@ -83,6 +93,75 @@ function unavailable(): ApiError {
   );
 }
 
+/** A read that failed: this request changed nothing; the tenant's data may be damaged. */
+function unreadable(damaged: boolean): ApiError {
+  return damaged
+    ? new ApiError(
+        'storage_unavailable',
+        "The sandbox cannot read this tenant's data: its storage is damaged, so this request changed nothing. Other tenants are served; the server log says what to repair.",
+        { reason: 'storage_damaged' },
+      )
+    : new ApiError('storage_unavailable', 'The sandbox could not read its data, so this request changed nothing. Retry later; the server log says why.', { reason: 'storage_read_failed' }, { 'retry-after': '1' });
+}
+
+/**
+ * The storage as Persistence reads it: a read that fails becomes the answer of the request that
+ * needed it (503, {@link unreadable}), and the owner hears of it (a damaged tenant is marked).
+ * Writes go through as they are (their failure is the commit's).
+ */
+class GuardedStorage implements SandboxStorage {
+  constructor(
+    private readonly storage: SandboxStorage,
+    private readonly failed: (error: unknown, tenantId: string | null) => ApiError,
+  ) {}
+
+  #read<T>(tenantId: string | null, read: () => T): T {
+    try {
+      return read();
+    } catch (error) {
+      if (error instanceof ApiError) throw error;
+      throw this.failed(error, tenantId);
+    }
+  }
+
+  meta(): Map<string, string> {
+    return this.#read(null, () => this.storage.meta());
+  }
+  tenant(id: string): ReturnType<SandboxStorage['tenant']> {
+    return this.#read(id, () => this.storage.tenant(id));
+  }
+  tenantOfKey(secret: string): string | null {
+    return this.#read(null, () => this.storage.tenantOfKey(secret));
+  }
+  tenantOfKeyId(id: string): string | null {
+    return this.#read(null, () => this.storage.tenantOfKeyId(id));
+  }
+  keys(tenantId: string): ReturnType<SandboxStorage['keys']> {
+    return this.#read(tenantId, () => this.storage.keys(tenantId));
+  }
+  commit(changes: Parameters<SandboxStorage['commit']>[0]): void {
+    this.storage.commit(changes);
+  }
+  idempotency(tenantId: string, key: string, after: number): ReturnType<SandboxStorage['idempotency']> {
+    return this.#read(tenantId, () => this.storage.idempotency(tenantId, key, after));
+  }
+  idempotencyAll(tenantId: string, after: number): ReturnType<SandboxStorage['idempotencyAll']> {
+    return this.#read(tenantId, () => this.storage.idempotencyAll(tenantId, after));
+  }
+  events(tenantId: string, limit: number): ReturnType<SandboxStorage['events']> {
+    return this.#read(tenantId, () => this.storage.events(tenantId, limit));
+  }
+  tenants(after: number, limit: number): ReturnType<SandboxStorage['tenants']> {
+    return this.#read(null, () => this.storage.tenants(after, limit));
+  }
+  nextWake(skip?: readonly string[]): number | null {
+    return this.#read(null, () => this.storage.nextWake(skip));
+  }
+  due(at: number, limit: number, skip?: readonly string[]): string[] {
+    return this.#read(null, () => this.storage.due(at, limit, skip));
+  }
+}
+
 interface Batch {
   captures: Capture[];
   tenants: Set<TenantState>;
@@ -111,16 +190,21 @@ export class Persistence implements TenantSource {
   #alarmAt = Infinity;
   #sweep: ReturnType<typeof realSetTimeout> | null = null;
   #closed = false;
+  /** Tenants whose data cannot be read: they answer 503 without reading again, until a restart. */
+  readonly #damaged = new Set<string>();
+  /** Who the host was told about (`onReadError`): tenant ids, and `null` for reads of no one tenant. */
+  readonly #told = new Set<string | null>();
 
   constructor(parts: StoredParts, options: StoredOptions) {
     const { platform, app } = parts;
     this.#platform = platform;
-    this.#storage = options.storage;
+    this.#storage = new GuardedStorage(options.storage, (error, tenantId) => this.#readFailed(error, tenantId));
     this.#options = options;
     this.#idleMs = options.idleMs ?? 60_000;
     this.#maxTenants = Math.max(1, options.maxTenants ?? 1_000);
-    this.#codec = new TenantCodec(platform, options.storage, { ...CORE_RECORDS, ...parts.recordKinds });
-    const meta = this.#storage.meta();
+    this.#codec = new TenantCodec(platform, this.#storage, { ...CORE_RECORDS, ...parts.recordKinds });
+    // At the start a failed read is the host's to report: it stops the start.
+    const meta = options.storage.meta();
     if (meta.has('environment')) this.#adoptStorage(meta);
     else {
       if (options.initial !== undefined) loadSnapshot(platform, options.initial);
@@ -224,11 +308,47 @@ export class Persistence implements TenantSource {
 
   load(id: string): TenantState | undefined {
     if (this.#closed) return undefined;
+    if (this.#damaged.has(id)) throw unreadable(true);
     this.#makeRoom();
-    const tenant = this.#codec.load(id);
+    let tenant: TenantState | null;
+    try {
+      tenant = this.#codec.load(id);
+    } catch (error) {
+      // Rows that do not decode are damaged data too; nothing of a half-loaded tenant stays.
+      const partial = this.#platform.tenants.get(id);
+      if (partial !== undefined) this.#platform.evict(partial);
+      if (error instanceof ApiError) throw error;
+      throw this.#readFailed(new StorageError('damaged', `tenant ${id} cannot be loaded (${error instanceof Error ? error.message : String(error)})`, { cause: error }), id);
+    }
     if (tenant === null) return undefined;
     this.#lastUsed.set(id, Date.now());
     return tenant;
+  }
+
+  /**
+   * A read failed: the host hears of it once per tenant; a tenant whose data is damaged is marked
+   * (and leaves memory), so that its requests answer at once. Answers the error for the request.
+   */
+  #readFailed(error: unknown, tenantId: string | null): ApiError {
+    const damaged = error instanceof StorageError && error.reason === 'damaged';
+    if (damaged && tenantId !== null) {
+      this.#damaged.add(tenantId);
+      const tenant = this.#platform.tenants.get(tenantId);
+      if (tenant !== undefined) {
+        this.#platform.evict(tenant);
+        this.#dirty.delete(tenant);
+      }
+    }
+    if (!this.#told.has(tenantId)) {
+      this.#told.add(tenantId);
+      this.#options.onReadError?.(error, tenantId);
+    }
+    return unreadable(damaged);
+  }
+
+  /** The tenants found damaged since the start, in the order found. */
+  get damaged(): readonly string[] {
+    return [...this.#damaged];
   }
 
   keyOf(secret: string): KeyRec | undefined {
@@ -296,7 +416,8 @@ export class Persistence implements TenantSource {
 
   /** The answer of a request of `tenant` is ready: its changes are written before it leaves. */
   #answered(tenant: TenantState): Promise<void> | undefined {
-    if (this.#platform.tenants.get(tenant.id) !== tenant) throw unavailable();
+    // Gone from memory meanwhile: a failed write dropped it, or a read found its data damaged (its own answer).
+    if (this.#platform.tenants.get(tenant.id) !== tenant) throw this.#damaged.has(tenant.id) ? unreadable(true) : unavailable();
     this.#dirty.add(tenant);
     this.#capture();
     const meta = this.#metaChanges();
@@ -460,8 +581,11 @@ export class Persistence implements TenantSource {
   #rearm(floor = 0): void {
     let next: number | null;
     try {
-      next = this.#storage.nextWake();
+      // A damaged tenant's timers cannot fire: they must not keep the alarm ringing for the others.
+      next = this.#storage.nextWake([...this.#damaged]);
     } catch {
+      // Not known (the read failed, the host was told): ask again in a second, or no timer would fire again.
+      this.#armAt(Math.max(Date.now() + 1_000, floor));
       return;
     }
     if (next !== null) this.#armAt(Math.max(next, floor));
@@ -477,11 +601,18 @@ export class Persistence implements TenantSource {
       this.#flush();
       const seen = new Set<string>();
       for (;;) {
-        const ids = this.#storage.due(Date.now(), WAKE_BATCH).filter((id) => !seen.has(id));
+        const ids = this.#storage.due(Date.now(), WAKE_BATCH, [...this.#damaged]).filter((id) => !seen.has(id));
         if (ids.length === 0) break;
         for (const id of ids) {
           seen.add(id);
-          const tenant = this.#platform.tenant(id);
+          let tenant: TenantState | undefined;
+          try {
+            tenant = this.#platform.tenant(id);
+          } catch (error) {
+            // This tenant cannot be read (marked damaged, told): the others still wake.
+            if (error instanceof ApiError) continue;
+            throw error;
+          }
           if (tenant === undefined) continue;
           tenant.clock.runDue();
           this.#dirty.add(tenant);
@@ -522,8 +653,15 @@ export class Persistence implements TenantSource {
     this.#flush();
     const tenants: TenantSnapshot[] = [];
     for (const { id } of this.listing()) {
+      if (this.#damaged.has(id)) throw unreadable(true);
       const rows = this.#storage.tenant(id);
-      if (rows !== null) tenants.push(this.#codec.export(rows));
+      if (rows === null) continue;
+      try {
+        tenants.push(this.#codec.export(rows));
+      } catch (error) {
+        if (error instanceof ApiError) throw error;
+        throw this.#readFailed(new StorageError('damaged', `tenant ${id} cannot be read (${error instanceof Error ? error.message : String(error)})`, { cause: error }), id);
+      }
     }
     return JSON.parse(JSON.stringify({ ...platformPart, tenants })) as SandboxSnapshot;
   }

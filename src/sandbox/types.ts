@@ -309,6 +309,16 @@ export interface StoredSandboxOptions extends SandboxOptions {
   onWriteError?: (error: unknown) => void;
   /** Told when a write succeeds after failures. */
   onWriteRecovered?: () => void;
+  /**
+   * Told when a read of the database fails: once for each tenant whose data cannot be read
+   * (`tenantId`), and once for reads of no one tenant (a key lookup, a listing: `null`). The
+   * request that needed the read answers 503 `storage_unavailable` and changes nothing. When the
+   * error says the data is damaged (a `StorageError` with reason `damaged`: a malformed page,
+   * rows that do not decode), the tenant is marked: its requests answer 503 at once, without
+   * reading again, until the sandbox is built again; the other tenants are served and their
+   * timers fire.
+   */
+  onReadError?: (error: unknown, tenantId: string | null) => void;
 }
 
 /**

@@ -242,6 +242,8 @@ export function inspectorHandler(parts: HandlerParts, base = INSPECTOR_BASE): (r
       } catch (error) {
         // One tenant whose data cannot be shown: its page says so; the others answer as usual.
         if (error instanceof UnshowableTenantError) return json(500, { code: 'internal_error', message: error.message, details: { tenant_id: error.tenantId } });
+        // A stored sandbox's read that failed (src/sandbox/stored.ts): its own answer, as on /v1.
+        if (error instanceof ApiError && error.code === 'storage_unavailable') return json(error.status, { code: error.code, message: error.message, details: error.details });
         // Never the error's own message: it may name internals (or be a stack overflow's).
         return json(500, { code: 'internal_error', message: 'The inspection failed unexpectedly.' });
       }

@@ -115,7 +115,10 @@ export interface TenantListing {
   state: string;
 }
 
-/** The storage port. Every method is synchronous; a failure throws (see {@link StorageError}). */
+/**
+ * The storage port. Every method is synchronous; a failure throws (see {@link StorageError}): a
+ * read that fails throws one with reason `damaged` or `read`.
+ */
 export interface SandboxStorage {
   /** Platform values (name -> JSON): format marks, settings, generator state, default tenant. */
   meta(): Map<string, string>;
@@ -137,18 +140,24 @@ export interface SandboxStorage {
   events(tenantId: string, limit: number): EventRow[];
   /** Tenants in creation order after `created`, at most `limit`. */
   tenants(after: number, limit: number): TenantListing[];
-  /** The earliest `wakeAt` of any tenant, or `null`. */
-  nextWake(): number | null;
-  /** Ids of tenants whose `wakeAt` is at or before `at`, earliest first, at most `limit`. */
-  due(at: number, limit: number): string[];
+  /** The earliest `wakeAt` of any tenant but those in `skip` (tenants that cannot be read), or `null`. */
+  nextWake(skip?: readonly string[]): number | null;
+  /** Ids of tenants whose `wakeAt` is at or before `at`, earliest first, at most `limit`, none of `skip`. */
+  due(at: number, limit: number, skip?: readonly string[]): string[];
 }
 
-/** Why storage refused: a file of another program, a newer schema, or a write that failed. */
+/**
+ * Why storage refused: a file of another program, a newer schema, a write that failed, or a read
+ * that failed (`damaged` when the storage says its data is damaged: reading again will not help).
+ */
 export class StorageError extends Error {
   override readonly name = 'StorageError';
   constructor(
-    /** `foreign`: not a sandbox's database; `newer`: written by a newer pix-usdt; `write`: a write failed. */
-    readonly reason: 'foreign' | 'newer' | 'write',
+    /**
+     * `foreign`: not a sandbox's database; `newer`: written by a newer pix-usdt; `write`: a write
+     * failed; `damaged`: a read found the data damaged (a malformed page); `read`: a read failed otherwise.
+     */
+    readonly reason: 'foreign' | 'newer' | 'write' | 'damaged' | 'read',
     message: string,
     options?: { cause?: unknown },
   ) {

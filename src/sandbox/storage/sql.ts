@@ -82,9 +82,13 @@ const SQL = {
   tenants: 'SELECT id, created, state FROM tenants WHERE created > ? ORDER BY created LIMIT ?',
   nextWake: 'SELECT MIN(wake_at) AS at FROM tenants WHERE wake_at IS NOT NULL',
   due: 'SELECT id FROM tenants WHERE wake_at IS NOT NULL AND wake_at <= ? ORDER BY wake_at LIMIT ?',
+  // The same, without the tenants that cannot be read (a placeholder each, added where used).
+  nextWakeSkipping: 'SELECT MIN(wake_at) AS at FROM tenants WHERE wake_at IS NOT NULL AND id NOT IN',
+  dueSkipping: 'SELECT id FROM tenants WHERE wake_at IS NOT NULL AND wake_at <= ? AND id NOT IN',
   putMeta: 'INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value',
   putTenant: 'INSERT INTO tenants (id, created, state, wake_at) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET state = excluded.state, wake_at = excluded.wake_at',
-  putKey: 'INSERT INTO api_keys (secret, tenant, id, data) VALUES (?, ?, ?, ?) ON CONFLICT (secret) DO UPDATE SET data = excluded.data',
+  // A secret stays with its tenant: a write giving it to another tenant changes no row, and is refused.
+  putKey: 'INSERT INTO api_keys (secret, tenant, id, data) VALUES (?, ?, ?, ?) ON CONFLICT (secret) DO UPDATE SET data = excluded.data WHERE api_keys.tenant = excluded.tenant RETURNING tenant',
   putRecord: 'INSERT INTO records (tenant, kind, seq, id, data) VALUES (?, ?, ?, ?, ?) ON CONFLICT (tenant, kind, seq) DO UPDATE SET id = excluded.id, data = excluded.data',
   dropRecord: 'DELETE FROM records WHERE tenant = ? AND kind = ? AND seq = ?',
   putUsage: 'INSERT INTO usage (tenant, bucket, amount) VALUES (?, ?, ?) ON CONFLICT (tenant, bucket) DO UPDATE SET amount = excluded.amount',
@@ -96,19 +100,40 @@ const SQL = {
   trimEvents: 'DELETE FROM events WHERE tenant = ? AND seq <= ?',
 } as const;
 
+/**
+ * Whether an error of a SQLite driver says the data is damaged (a malformed page, a file that is
+ * not a database), as opposed to a failure to reach it: libsql and a Durable Object's SQL both
+ * name SQLite's codes (`SQLITE_CORRUPT`, `SQLITE_NOTADB`) or messages.
+ */
+export function isDamage(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: unknown } | null;
+  return /SQLITE_(CORRUPT|NOTADB)/.test(String(e?.code ?? '')) || /malformed|not a database|SQLITE_(CORRUPT|NOTADB)/i.test(String(e?.message ?? ''));
+}
+
+/** A read that failed, as the port says it: `damaged` (reading again will not help) or `read`. */
+function readFailed(error: unknown): StorageError {
+  if (error instanceof StorageError) return error;
+  const damaged = isDamage(error);
+  const message = error instanceof Error ? error.message : String(error);
+  return new StorageError(damaged ? 'damaged' : 'read', damaged ? `the data is damaged (${message})` : `a read failed (${message})`, { cause: error });
+}
+
+/** `(?, ?, ...)`: one placeholder for each of `n` values. */
+const placeholders = (n: number): string => `(${Array.from({ length: n }, () => '?').join(', ')})`;
+
 const str = (v: SqlValue | undefined): string => (typeof v === 'string' ? v : String(v));
 const num = (v: SqlValue | undefined): number => (typeof v === 'number' ? v : Number(v));
 
 /**
  * Reads the marks of a database without writing: `empty` (no table yet) or `ours` (a sandbox's
  * schema this code reads). Throws {@link StorageError} (`foreign`, `newer`) when the database is
- * not ours or is newer.
+ * not ours or is newer. `database`: the attached database to read (`main` by default).
  */
-export function checkSchema(driver: SqlDriver): 'empty' | 'ours' {
-  const tables = driver.all("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'").map((r) => str(r['name']));
+export function checkSchema(driver: SqlDriver, database = 'main'): 'empty' | 'ours' {
+  const tables = driver.all(`SELECT name FROM ${database}.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'`).map((r) => str(r['name']));
   if (tables.length === 0) return 'empty';
   if (!tables.includes('meta')) throw new StorageError('foreign', `it holds tables (${tables.slice(0, 3).join(', ')}) but no sandbox marks`);
-  const marks = new Map(driver.all("SELECT name, value FROM meta WHERE name IN ('format', 'schema')").map((r) => [str(r['name']), str(r['value'])]));
+  const marks = new Map(driver.all(`SELECT name, value FROM ${database}.meta WHERE name IN ('format', 'schema')`).map((r) => [str(r['name']), str(r['value'])]));
   if (marks.get('format') !== JSON.stringify(DATA_FORMAT)) throw new StorageError('foreign', `its format mark is not "${DATA_FORMAT}"`);
   const schema = Number(marks.get('schema'));
   if (!Number.isInteger(schema)) throw new StorageError('foreign', 'it has no valid schema version');
@@ -131,7 +156,11 @@ export function prepareSchema(driver: SqlDriver): { created: boolean } {
   return { created: true };
 }
 
-/** The storage port over a SQL driver (the schema must be prepared: {@link prepareSchema}). */
+/**
+ * The storage port over a SQL driver (the schema must be prepared: {@link prepareSchema}). A read
+ * that fails throws a {@link StorageError} (`damaged` when SQLite says the file is, `read`
+ * otherwise); a commit gives no API key secret to a second tenant.
+ */
 export class SqlStorage implements SandboxStorage {
   readonly #db: SqlDriver;
 
@@ -139,33 +168,42 @@ export class SqlStorage implements SandboxStorage {
     this.#db = driver;
   }
 
+  /** Runs a query, its failure as the port says it. */
+  #all(sql: string, params?: readonly SqlValue[]): Array<Record<string, SqlValue>> {
+    try {
+      return this.#db.all(sql, params);
+    } catch (error) {
+      throw readFailed(error);
+    }
+  }
+
   meta(): Map<string, string> {
-    return new Map(this.#db.all('SELECT name, value FROM meta').map((r) => [str(r['name']), str(r['value'])]));
+    return new Map(this.#all('SELECT name, value FROM meta').map((r) => [str(r['name']), str(r['value'])]));
   }
 
   tenant(id: string): TenantRows | null {
-    const row = this.#db.all(SQL.tenant, [id])[0];
+    const row = this.#all(SQL.tenant, [id])[0];
     if (row === undefined) return null;
     return {
       tenant: { id, created: num(row['created']), state: str(row['state']), wakeAt: row['wake_at'] === null ? null : num(row['wake_at']) },
       keys: this.keys(id),
-      records: this.#db.all(SQL.records, [id]).map((r) => ({ kind: str(r['kind']), seq: num(r['seq']), id: str(r['id']), data: str(r['data']) })),
-      usage: this.#db.all(SQL.usage, [id]).map((r) => ({ bucket: str(r['bucket']), amount: str(r['amount']) })),
+      records: this.#all(SQL.records, [id]).map((r) => ({ kind: str(r['kind']), seq: num(r['seq']), id: str(r['id']), data: str(r['data']) })),
+      usage: this.#all(SQL.usage, [id]).map((r) => ({ bucket: str(r['bucket']), amount: str(r['amount']) })),
     };
   }
 
   tenantOfKey(secret: string): string | null {
-    const row = this.#db.all(SQL.keyTenant, [secret])[0];
+    const row = this.#all(SQL.keyTenant, [secret])[0];
     return row === undefined ? null : str(row['tenant']);
   }
 
   tenantOfKeyId(id: string): string | null {
-    const row = this.#db.all(SQL.keyIdTenant, [id])[0];
+    const row = this.#all(SQL.keyIdTenant, [id])[0];
     return row === undefined ? null : str(row['tenant']);
   }
 
   keys(tenantId: string): KeyRow[] {
-    return this.#db.all(SQL.keys, [tenantId]).map((r) => ({ secret: str(r['secret']), id: str(r['id']), data: str(r['data']) }));
+    return this.#all(SQL.keys, [tenantId]).map((r) => ({ secret: str(r['secret']), id: str(r['id']), data: str(r['data']) }));
   }
 
   commit(changes: ChangeSet): void {
@@ -176,7 +214,11 @@ export class SqlStorage implements SandboxStorage {
       for (const t of changes.tenants ?? []) {
         const id = t.id;
         if (t.tenant) db.run(SQL.putTenant, [id, t.tenant.created, t.tenant.state, t.tenant.wakeAt]);
-        for (const k of t.keys ?? []) db.run(SQL.putKey, [k.secret, id, k.id, k.data]);
+        for (const k of t.keys ?? []) {
+          if (db.all(SQL.putKey, [k.secret, id, k.id, k.data]).length === 0) {
+            throw new StorageError('write', `the API key ${k.id} of tenant ${id} has the secret of another tenant's key; nothing was written`);
+          }
+        }
         for (const r of t.removed ?? []) db.run(SQL.dropRecord, [id, r.kind, r.seq]);
         for (const r of t.records ?? []) db.run(SQL.putRecord, [id, r.kind, r.seq, r.id, r.data]);
         for (const u of t.usage ?? []) {
@@ -192,32 +234,32 @@ export class SqlStorage implements SandboxStorage {
   }
 
   idempotency(tenantId: string, key: string, after: number): IdempotencyRow | null {
-    const row = this.#db.all(SQL.idempotency, [tenantId, key, after])[0];
+    const row = this.#all(SQL.idempotency, [tenantId, key, after])[0];
     return row === undefined ? null : { key: str(row['key']), startedAt: num(row['started_at']), data: str(row['data']) };
   }
 
   idempotencyAll(tenantId: string, after: number): IdempotencyRow[] {
-    return this.#db.all(SQL.idempotencyAll, [tenantId, after]).map((r) => ({ key: str(r['key']), startedAt: num(r['started_at']), data: str(r['data']) }));
+    return this.#all(SQL.idempotencyAll, [tenantId, after]).map((r) => ({ key: str(r['key']), startedAt: num(r['started_at']), data: str(r['data']) }));
   }
 
   events(tenantId: string, limit: number): EventRow[] {
-    return this.#db
-      .all(SQL.events, [tenantId, limit])
+    return this.#all(SQL.events, [tenantId, limit])
       .map((r) => ({ seq: num(r['seq']), data: str(r['data']) }))
       .reverse();
   }
 
   tenants(after: number, limit: number): TenantListing[] {
-    return this.#db.all(SQL.tenants, [after, limit]).map((r) => ({ id: str(r['id']), created: num(r['created']), state: str(r['state']) }));
+    return this.#all(SQL.tenants, [after, limit]).map((r) => ({ id: str(r['id']), created: num(r['created']), state: str(r['state']) }));
   }
 
-  nextWake(): number | null {
-    const at = this.#db.all(SQL.nextWake)[0]?.['at'];
+  nextWake(skip: readonly string[] = []): number | null {
+    const rows = skip.length === 0 ? this.#all(SQL.nextWake) : this.#all(`${SQL.nextWakeSkipping} ${placeholders(skip.length)}`, skip);
+    const at = rows[0]?.['at'];
     return at === null || at === undefined ? null : num(at);
   }
 
-  due(at: number, limit: number): string[] {
-    return this.#db.all(SQL.due, [at, limit]).map((r) => str(r['id']));
+  due(at: number, limit: number, skip: readonly string[] = []): string[] {
+    const rows = skip.length === 0 ? this.#all(SQL.due, [at, limit]) : this.#all(`${SQL.dueSkipping} ${placeholders(skip.length)} ORDER BY wake_at LIMIT ?`, [at, ...skip, limit]);
+    return rows.map((r) => str(r['id']));
   }
 }
-

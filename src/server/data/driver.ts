@@ -7,6 +7,7 @@
  * @module
  */
 import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import type { SqlDriver, SqlValue } from '../../sandbox/storage/sql.js';
 
 /** The package the data folder needs, and the version range it is tested with. */
@@ -40,7 +41,9 @@ interface Database {
   close(): unknown;
 }
 
-type DatabaseConstructor = new (file: string, options?: { readonly?: boolean; fileMustExist?: boolean; timeout?: number }) => Database;
+// libsql 0.5 ignores a `readonly` option (such a connection writes, and folds the log into the
+// file when it closes): reading only is asked for in a URI (`mode=ro`), see inspectSqlite.
+type DatabaseConstructor = new (file: string, options?: { timeout?: number }) => Database;
 
 let loaded: DatabaseConstructor | undefined;
 
@@ -63,8 +66,13 @@ export interface SqliteDatabase extends SqlDriver {
   configure(): void;
   /** Copies the write-ahead log into the database file and removes it (a clean stop leaves one file). */
   checkpoint(): void;
+  /** Runs statements that answer nothing (pragmas, `BEGIN`): what only the server's own files need. */
+  exec(sql: string): void;
   close(): void;
 }
+
+/** Whether a SQLite error says the file is damaged (or not a database at all), not that it could not be reached. */
+export { isDamage } from '../../sandbox/storage/sql.js';
 
 /**
  * Opens (creating) a SQLite database file. `configure()` then turns on the write-ahead log with
@@ -116,9 +124,47 @@ export function openSqlite(file: string): SqliteDatabase {
         // Another connection of this process still open (libsql closes on collection): the files stay, empty.
       }
     },
+    exec(sql) {
+      db.exec(sql);
+    },
     close() {
       statements.clear();
       db.close();
     },
   };
+}
+
+/** What {@link inspectSqlite} reads: the database through its write-ahead log, or the file alone. */
+export type InspectView = 'log' | 'file';
+
+let inspector: Database | null = null;
+
+/**
+ * Reads a database file without writing it, and lets go of it entirely before returning: the
+ * file is attached, read only, to one in-memory connection kept for the process, and detached
+ * after `read` (a connection of its own would linger until its statements are collected, holding
+ * SQLite's locks). `log`: through its write-ahead log (`mode=ro`: SQLite makes or refreshes its
+ * index of the log, `-shm`, as any reader does, and never folds the log into the file). `file`:
+ * the file alone, ignoring any log beside it (`immutable`: no lock taken, nothing made).
+ * `read` gets a driver whose tables are under `schema`.
+ */
+export function inspectSqlite<T>(file: string, view: InspectView, read: (driver: SqlDriver, schema: string) => T): T {
+  const Database = loadSqlite();
+  inspector ??= new Database(':memory:');
+  const db = inspector;
+  // A URI, so that a path holding `?` or `#` is still one file name.
+  const uri = `${pathToFileURL(file).href}?mode=ro${view === 'file' ? '&immutable=1' : ''}`;
+  db.prepare('ATTACH ? AS inspected').run(uri);
+  try {
+    const driver: SqlDriver = {
+      all: (sql, params = []) => db.prepare(sql).all(...params) as Array<Record<string, SqlValue>>,
+      run: (sql, params = []) => void db.prepare(sql).run(...params),
+      transaction: () => {
+        throw new Error('An inspected database is read only.');
+      },
+    };
+    return read(driver, 'inspected');
+  } finally {
+    db.exec('DETACH inspected');
+  }
 }

@@ -9,7 +9,10 @@
  * - Nothing is read or written through a symbolic link, the lock included: every open carries
  *   `O_NOFOLLOW` and checks that it opened a regular file; a link where a file is expected is
  *   refused by name, and a stale temporary file is removed (the link itself, never its target)
- *   before it is created afresh.
+ *   before it is created afresh. Every open is also `O_NONBLOCK`: a FIFO or a device planted
+ *   under a data file's name is refused by name, never waited on.
+ * - A file's mode is never changed before it is known to be the server's: a read-only file is
+ *   refused, and a mode wider than `600` is narrowed only once the engine has checked the file.
  * - A whole-file write is atomic: a temporary file, flushed, renamed over the old one (the rename
  *   replaces a link itself, never what it points to), then the folder flushed.
  *
@@ -20,7 +23,6 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { processAlive } from '../process.js';
 
 /** Why a data folder or a file in it cannot be used. The CLI prints the message and exits with code 1. */
 export class DataError extends Error {
@@ -34,9 +36,13 @@ export const FILE_MODE = 0o600;
 /** Suffix of the temporary file of {@link DataFolder.writeAtomic}. */
 export const TEMP_SUFFIX = '.tmp';
 
-// O_NOFOLLOW does not exist on Windows (where links need privileges to create): 0 there.
+// O_NOFOLLOW and O_NONBLOCK do not exist on Windows (where links need privileges to create, and
+// a FIFO cannot take a file's name): 0 there.
 const NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
+const NONBLOCK = fs.constants.O_NONBLOCK ?? 0;
 const { O_RDONLY, O_WRONLY, O_APPEND, O_CREAT, O_EXCL } = fs.constants;
+/** Flags of every open for reading: never through a link, never waiting on a FIFO. */
+const READ = O_RDONLY | NOFOLLOW | NONBLOCK;
 
 function code(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException | undefined)?.code;
@@ -49,7 +55,8 @@ export function describeFsError(error: unknown): string {
   return c ?? (error instanceof Error ? error.message : String(error));
 }
 
-function octal(mode: number): string {
+/** A mode as `chmod` writes it (`600`). */
+export function octal(mode: number): string {
   return (mode & 0o777).toString(8).padStart(3, '0');
 }
 
@@ -153,22 +160,54 @@ export class DataFolder {
     return true;
   }
 
-  /** Reads a regular file whole, never through a link. Throws {@link DataError}. */
-  read(name: string): Buffer {
-    const file = this.file(name);
-    let fd: number;
+  /** Reads a regular file whole (or its first `limit` bytes), never through a link. Throws {@link DataError}. */
+  read(name: string, limit = Infinity): Buffer {
+    const fd = this.#openRead(name, 'read');
     try {
-      fd = fs.openSync(file, O_RDONLY | NOFOLLOW);
-    } catch (error) {
-      throw this.#openError(name, error, 'read');
-    }
-    try {
-      const stat = fs.fstatSync(fd);
-      if (!stat.isFile()) throw this.#notAFile(name, stat);
-      return fs.readFileSync(fd);
+      if (limit === Infinity) return fs.readFileSync(fd);
+      const buffer = Buffer.alloc(limit);
+      let length = 0;
+      while (length < limit) {
+        const n = fs.readSync(fd, buffer, length, limit - length, length);
+        if (n === 0) break;
+        length += n;
+      }
+      return buffer.subarray(0, length);
     } finally {
       fs.closeSync(fd);
     }
+  }
+
+  /** What a regular file is (size, mode, inode), read through an open that follows no link. Throws {@link DataError}. */
+  stat(name: string): fs.Stats {
+    const fd = this.#openRead(name, 'read');
+    try {
+      return fs.fstatSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
+  /** Opens a regular file for reading (no link followed, no FIFO waited on) and checks what it opened. */
+  #openRead(name: string, doing: string): number {
+    let fd: number;
+    try {
+      fd = fs.openSync(this.file(name), READ);
+    } catch (error) {
+      throw this.#openError(name, error, doing);
+    }
+    let stat: fs.Stats;
+    try {
+      stat = fs.fstatSync(fd);
+    } catch (error) {
+      fs.closeSync(fd);
+      throw this.#openError(name, error, doing);
+    }
+    if (!stat.isFile()) {
+      fs.closeSync(fd);
+      throw this.#notAFile(name, stat);
+    }
+    return fd;
   }
 
   /** Reads a regular file as UTF-8 text (see {@link DataFolder.read}). */
@@ -182,7 +221,7 @@ export class DataFolder {
    * a link included: the caller decides whether the existing one may be removed.
    */
   createExclusive(name: string): number {
-    const fd = fs.openSync(this.file(name), O_WRONLY | O_CREAT | O_EXCL | NOFOLLOW, FILE_MODE);
+    const fd = fs.openSync(this.file(name), O_WRONLY | O_CREAT | O_EXCL | NOFOLLOW | NONBLOCK, FILE_MODE);
     try {
       // The umask filters the mode given to open: set it exactly.
       fs.fchmodSync(fd, FILE_MODE);
@@ -228,7 +267,7 @@ export class DataFolder {
   openAppend(name: string): number {
     let fd: number;
     try {
-      fd = fs.openSync(this.file(name), O_WRONLY | O_APPEND | NOFOLLOW);
+      fd = fs.openSync(this.file(name), O_WRONLY | O_APPEND | NOFOLLOW | NONBLOCK);
     } catch (error) {
       throw this.#openError(name, error, 'write');
     }
@@ -241,9 +280,11 @@ export class DataFolder {
   }
 
   /**
-   * Makes sure `name` is a regular `600` file of this user, creating it empty when missing, and
-   * returns its path: for an engine that opens its own files (a database and its side files).
-   * Throws {@link DataError} when a link or anything else has that name.
+   * Makes sure `name` is a regular file, creating it empty (`600`) when missing, and returns its
+   * path: for an engine that opens its own files (a database and its side files). Throws
+   * {@link DataError} when a link or anything else has that name, or when the file is read-only
+   * (the server would write it). An existing file's mode is left as it is: {@link DataFolder.restrict}
+   * narrows it once the engine has found the file to be its own.
    */
   prepareFile(name: string): string {
     const file = this.file(name);
@@ -253,20 +294,33 @@ export class DataFolder {
     } catch (error) {
       if (code(error) !== 'EEXIST') throw new DataError(`Cannot create ${file}: ${describeFsError(error)}.`);
     }
-    let fd: number;
-    try {
-      fd = fs.openSync(file, O_RDONLY | NOFOLLOW);
-    } catch (error) {
-      throw this.#openError(name, error, 'use');
+    this.checkWritable(name);
+    return file;
+  }
+
+  /**
+   * Refuses a regular file that its owner cannot both read and write (a file made read-only, say
+   * `chmod 400`, to keep it as it is): its mode is not changed behind the owner's back.
+   */
+  checkWritable(name: string): fs.Stats {
+    const stat = this.stat(name);
+    if ((stat.mode & FILE_MODE) !== FILE_MODE) {
+      const file = this.file(name);
+      throw new DataError(
+        `${file} is read-only (mode ${octal(stat.mode)}), and the server writes it: it is left as it is. Run \`chmod 600 ${file}\` if the server may write it, or give --data a copy of the folder.`,
+      );
     }
+    return stat;
+  }
+
+  /** Narrows a file's mode to `600` (a file of an engine that checked it is its own); a link or anything else is refused. */
+  restrict(name: string): void {
+    const fd = this.#openRead(name, 'use');
     try {
-      const stat = fs.fstatSync(fd);
-      if (!stat.isFile()) throw this.#notAFile(name, stat);
-      if ((stat.mode & 0o777) !== FILE_MODE) fs.fchmodSync(fd, FILE_MODE);
+      if ((fs.fstatSync(fd).mode & 0o777) !== FILE_MODE) fs.fchmodSync(fd, FILE_MODE);
     } finally {
       fs.closeSync(fd);
     }
-    return file;
   }
 
   /** Flushes the folder's entries (renames, creations) to disk, where the platform can. */
@@ -287,7 +341,7 @@ export class DataFolder {
   }
 
   #notAFile(name: string, stat: fs.Stats): DataError {
-    const what = stat.isSymbolicLink() ? 'a symbolic link' : stat.isDirectory() ? 'a folder' : 'not a regular file';
+    const what = stat.isSymbolicLink() ? 'a symbolic link' : stat.isDirectory() ? 'a folder' : stat.isFIFO() ? 'a FIFO' : stat.isSocket() ? 'a socket' : 'not a regular file';
     return new DataError(`${this.file(name)} is ${what}: the data folder holds regular files only, and nothing is read or written through a link. Move it away; the server writes its own.`);
   }
 
@@ -295,6 +349,10 @@ export class DataFolder {
     // O_NOFOLLOW on a link: ELOOP (Linux, macOS) or EMLINK (FreeBSD).
     if (code(error) === 'ELOOP' || code(error) === 'EMLINK') {
       return new DataError(`${this.file(name)} is a symbolic link: the data folder holds regular files only, and nothing is read or written through a link. Move it away; the server writes its own.`);
+    }
+    // O_NONBLOCK for writing on a FIFO nobody reads: ENXIO.
+    if (code(error) === 'ENXIO') {
+      return new DataError(`${this.file(name)} is not a regular file: the data folder holds regular files only. Move it away; the server writes its own.`);
     }
     return new DataError(`Cannot ${doing} ${this.file(name)}: ${describeFsError(error)}.`);
   }
@@ -305,41 +363,4 @@ export function writeAll(fd: number, data: string | Uint8Array): void {
   const buffer = typeof data === 'string' ? Buffer.from(data) : data;
   let offset = 0;
   while (offset < buffer.length) offset += fs.writeSync(fd, buffer, offset, buffer.length - offset);
-}
-
-/** The lock file: the pid of the server using the folder. */
-export const LOCK = 'lock';
-
-/**
- * Takes the folder's lock and returns what releases it (a server killed with -9 leaves a lock
- * whose pid is gone: taken over). Throws {@link DataError} when a live server holds it.
- */
-export function lock(folder: DataFolder): () => void {
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const fd = folder.createExclusive(LOCK);
-      try {
-        writeAll(fd, `${process.pid}\n`);
-      } finally {
-        fs.closeSync(fd);
-      }
-      return () => folder.remove(LOCK);
-    } catch (error) {
-      if (code(error) !== 'EEXIST') {
-        throw new DataError(`Cannot write in ${folder.path}: ${describeFsError(error)}. Give --data a folder this user can write to.`);
-      }
-      // Read without following a link: a lock that is not a regular file is not a server's.
-      let pid = Number.NaN;
-      try {
-        pid = Number.parseInt(folder.readText(LOCK), 10);
-      } catch (readError) {
-        if (!(readError instanceof DataError)) throw readError;
-      }
-      if (Number.isInteger(pid) && pid !== process.pid && processAlive(pid)) {
-        throw new DataError(`${folder.path} is in use by another sandbox server (pid ${pid}). Stop it, or give --data another folder.`);
-      }
-      folder.remove(LOCK);
-    }
-  }
-  throw new DataError(`Cannot take the lock ${folder.file(LOCK)}. Remove it if no server uses ${folder.path}.`);
 }

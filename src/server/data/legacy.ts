@@ -5,7 +5,9 @@
  * now: the first start on such a folder imports it into the database (src/server/data/store.ts)
  * and renames the two files. A damaged or foreign file stops the start with {@link DataError},
  * untouched; the one damage tolerated is a journal whose last line is cut short (a kill
- * mid-write: that mutation was never answered).
+ * mid-write: that mutation was never answered). So does a state whose API keys are not each one
+ * tenant's own (a secret or a key id twice, a key filed under another tenant): imported, such a
+ * key would open a tenant it does not belong to.
  * @module
  */
 import type { SnapshotRecords, TenantRecords } from '../../sandbox/sandbox.js';
@@ -190,8 +192,37 @@ export interface LegacyState {
 }
 
 /**
+ * Refuses a state in which an API key is not one tenant's own: every secret and every key id
+ * once across all tenants, and each key filed under the tenant it names. Secrets are never
+ * printed; the message names the tenants and the key ids.
+ */
+export function checkKeys(snapshot: SnapshotRecords, where: string): void {
+  const secrets = new Map<string, { tenant: string; key: string }>();
+  const ids = new Map<string, string>();
+  const refuse = (detail: string): DataError =>
+    new DataError(`${where} cannot be imported: ${detail}. Imported, a key would open a tenant it does not belong to. The files are left as they are: correct them, or move them away to start afresh.`);
+  for (const tenant of snapshot.tenants) {
+    const keys: unknown = tenant.keys;
+    if (!Array.isArray(keys)) throw refuse(`tenant ${tenant.id} has no list of API keys`);
+    for (const key of keys as SnapshotRecords['tenants'][number]['keys']) {
+      if (key.tenantId !== tenant.id) throw refuse(`API key ${key.id} is filed under tenant ${tenant.id} but names tenant ${key.tenantId}`);
+      const other = secrets.get(key.secret);
+      if (other !== undefined) {
+        const whose = other.tenant === tenant.id ? `twice in tenant ${tenant.id}` : `in tenants ${other.tenant} and ${tenant.id}`;
+        throw refuse(`API keys ${other.key} and ${key.id} have the same secret, ${whose}`);
+      }
+      secrets.set(key.secret, { tenant: tenant.id, key: key.id });
+      const holder = ids.get(key.id);
+      if (holder !== undefined) throw refuse(`the API key id ${key.id} is used twice (tenants ${holder} and ${tenant.id})`);
+      ids.set(key.id, tenant.id);
+    }
+  }
+}
+
+/**
  * Reads a folder in the old layout; `null` when it has neither file. Throws {@link DataError}
- * for a damaged or foreign file, a newer format, or a journal without its snapshot.
+ * for a damaged or foreign file, a newer format, a journal without its snapshot, or API keys
+ * that are not each one tenant's own ({@link checkKeys}).
  */
 export function readLegacy(folder: DataFolder, realTime: boolean): LegacyState | null {
   const snapshotFile = folder.file(LEGACY_SNAPSHOT);
@@ -204,8 +235,10 @@ export function readLegacy(folder: DataFolder, realTime: boolean): LegacyState |
   }
   const base = readSnapshot(folder);
   const { entries, tornBytes } = hasJournal ? readJournal(folder) : { entries: [], tornBytes: 0 };
+  const snapshot = compose(base, entries, realTime);
+  checkKeys(snapshot, hasJournal ? `${snapshotFile} with ${journalFile}` : snapshotFile);
   return {
-    snapshot: compose(base, entries, realTime),
+    snapshot,
     entries: entries.filter((e) => e.seq > base.seq).length,
     tornBytes,
     files: hasJournal ? [snapshotFile, journalFile] : [snapshotFile],

@@ -1,26 +1,30 @@
 /**
  * `serve --data DIR`: the sandbox's state in a SQLite database in DIR (`data.db`, with its
  * write-ahead log `data.db-wal` and `data.db-shm`), so that a restart (clean or `kill -9`) loses
- * no answered mutation, and a lock (`lock`, the pid of the server using the folder).
+ * no answered mutation, and a lock (`lock`: one server per folder, ./lock.ts).
  *
  * Opening reads and checks before it writes: a file that is not ours, a database written by a
- * newer pix-usdt, a damaged file of the old layout, stop the start with {@link DataError} and
- * leave the folder as it was. A folder in the old layout (`snapshot.json` + `journal.ndjson`) is
+ * newer pix-usdt or for another environment, a damaged database (`PRAGMA quick_check`, and its
+ * size against its header), a write-ahead log that belongs to another database, a read-only
+ * database, a damaged file of the old layout, stop the start with {@link DataError} and leave
+ * the folder as it was, modes included. A folder in the old layout (`snapshot.json` + `journal.ndjson`) is
  * imported in the database's first transaction; the two files are then renamed `*.migrated`.
  * The sandbox over the database is the sandbox's own stored assembly (src/sandbox/stored-sandbox.ts,
  * `createStoredSandbox`).
  * @module
  */
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { StoredSandboxImpl, hasStoredSandbox } from '../../sandbox/stored-sandbox.js';
 import type { Persistence } from '../../sandbox/stored.js';
-import type { SqlDriver } from '../../sandbox/storage/sql.js';
+import { type SqlDriver, checkSchema } from '../../sandbox/storage/sql.js';
 import { StorageError } from '../../sandbox/storage/port.js';
 import type { SandboxOptions, StoredSandboxOptions } from '../../sandbox/types.js';
-import { type SqliteDatabase, openSqlite } from './driver.js';
-import { DataError, DataFolder, LOCK, describeFsError as describe, lock } from './folder.js';
+import { type SqliteDatabase, inspectSqlite, isDamage, loadSqlite, openSqlite } from './driver.js';
+import { DataError, DataFolder, describeFsError as describe } from './folder.js';
 import { LEGACY_JOURNAL, LEGACY_SNAPSHOT, type LegacyState, readLegacy } from './legacy.js';
+import { type FolderLock, LOCK, lock } from './lock.js';
 
 export { DataError } from './folder.js';
 export { MissingDependencyError } from './driver.js';
@@ -31,6 +35,14 @@ export const DATABASE = 'data.db';
 export const MIGRATED_SUFFIX = '.migrated';
 /** The platform value that marks an import of the old layout as committed. */
 const IMPORTED = 'imported';
+/**
+ * The platform value naming this database (a random UUID, written at its first start by this
+ * version): a write-ahead log is this database's when reading through it names the same one.
+ */
+export const DATABASE_ID = 'database_id';
+/** The database's write-ahead log, and SQLite's index of it. */
+const WAL = `${DATABASE}-wal`;
+const SHM = `${DATABASE}-shm`;
 
 /** A sandbox whose state lives in a data folder. */
 export interface DataStore {
@@ -60,7 +72,20 @@ export interface DataStoreOptions {
   maxTenants?: number;
   /** Wraps the database's driver (tests simulate failing writes with it). */
   wrapDriver?: (driver: SqlDriver) => SqlDriver;
+  /**
+   * Read every page at the start (`PRAGMA quick_check`) of a database of at most this many bytes
+   * (default {@link FULL_CHECK_MAX_BYTES}); a larger one has its header, size and write-ahead log
+   * checked, and its pages as they are read. The bench compares the two.
+   */
+  fullCheckMaxBytes?: number;
 }
+
+/**
+ * The largest database the start reads whole (`PRAGMA quick_check`): 64 MiB, under a second even
+ * on a busy machine (about 11 ms a MiB measured there, docs/decisions.md). Past it a damaged page
+ * is found when it is read: its tenant answers 503, the others are served.
+ */
+export const FULL_CHECK_MAX_BYTES = 64 * 1024 * 1024;
 
 // Files the server writes in the folder, besides the old layout's.
 const OURS = new Set([DATABASE, `${DATABASE}-wal`, `${DATABASE}-shm`, `${DATABASE}-journal`, LOCK]);
@@ -93,13 +118,115 @@ function survey(dirArg: string, realTime: boolean): Survey {
   return { folder, hasDatabase, legacy };
 }
 
+function unusable(file: string, error: StorageError): DataError {
+  const way = error.reason === 'newer' ? 'Upgrade pix-usdt, or use another --data folder' : 'Point --data at an empty folder or at one a pix-usdt sandbox server wrote';
+  return new DataError(`${file} is not usable: ${error.message}. ${way}; the file is left as it is.`);
+}
+
+/** The refusal of a damaged database: what was found, and the ways out. */
+function damaged(file: string, detail: string): DataError {
+  return new DataError(
+    `${file} is damaged (${detail}). It is left as it is, and the server does not start on it: restore it from a backup, or move it away to start afresh (\`sqlite3 ${file} .recover\` may save what is still readable).`,
+  );
+}
+
+/** The SQLite header of a database file (its first 100 bytes), read without SQLite. */
+interface Header {
+  pageSize: number;
+  /** The pages the header counts, when that count is valid (SQLite keeps it so since 3.7.0); `null` otherwise. */
+  pages: number | null;
+}
+
+function readHeader(folder: DataFolder, file: string): Header {
+  const bytes = folder.read(DATABASE, 100);
+  if (bytes.length < 100 || bytes.toString('latin1', 0, 16) !== 'SQLite format 3\0') {
+    throw new DataError(`${file} is not a SQLite database of a pix-usdt sandbox (it does not start as SQLite files do). It is left as it is: move it away to start afresh, or restore it from a backup.`);
+  }
+  const raw = bytes.readUInt16BE(16);
+  const pageSize = raw === 1 ? 65_536 : raw;
+  if (pageSize < 512 || (pageSize & (pageSize - 1)) !== 0) throw damaged(file, `its header gives a page size of ${raw}`);
+  const counted = bytes.readUInt32BE(28);
+  return { pageSize, pages: counted > 0 && bytes.readUInt32BE(24) === bytes.readUInt32BE(92) ? counted : null };
+}
+
 /**
- * Opens the database file, checks that it is ours (writing nothing to one that is not), and
- * turns on its write-ahead log. Answers whether it already holds a sandbox.
+ * Refuses a write-ahead log that is not one of this database's (copied from another): first its
+ * own header (a SQLite log with this database's page size), then what reading through it names.
+ */
+function checkWalHeader(folder: DataFolder, wal: string, file: string, pageSize: number): void {
+  const bytes = folder.read(WAL, 32);
+  // Shorter than its header: SQLite ignores it (a log cut short before its first frame).
+  if (bytes.length < 32) return;
+  const magic = bytes.readUInt32BE(0);
+  if ((magic !== 0x377f0682 && magic !== 0x377f0683) || bytes.readUInt32BE(4) !== 3_007_000) throw foreignWal(wal, file, 'it is not a SQLite write-ahead log');
+  if (bytes.readUInt32BE(8) !== pageSize) throw foreignWal(wal, file, `its pages are ${bytes.readUInt32BE(8)} bytes, the database's ${pageSize}`);
+}
+
+function foreignWal(wal: string, file: string, detail: string): DataError {
+  return new DataError(
+    `${wal} does not belong to ${file} (${detail}). Nothing was read from it, and both are left as they are: move ${path.basename(wal)} away to open the database as of its last checkpoint, or put back the database it came from.`,
+  );
+}
+
+/** A platform value read from a database (JSON), or `undefined`. */
+function metaValue(db: SqlDriver, name: string, schema = 'main'): unknown {
+  const row = db.all(`SELECT value FROM ${schema}.meta WHERE name = ?`, [name])[0];
+  return row === undefined ? undefined : JSON.parse(String(row['value']));
+}
+
+/**
+ * Reads and checks an existing database without writing anything (no mode changed; SQLite's
+ * index of a write-ahead log, `-shm`, made or refreshed as any reader does): its mode (the server
+ * must be allowed to write it), its header and size, a write-ahead log beside it (this
+ * database's own), every page up to `fullCheckMaxBytes` (`PRAGMA quick_check`), its marks (ours,
+ * not newer, this environment). Throws {@link DataError}.
+ */
+function inspectDatabase(folder: DataFolder, environment: string, fullCheckMaxBytes: number): void {
+  const file = folder.file(DATABASE);
+  const wal = folder.file(WAL);
+  const { size } = folder.checkWritable(DATABASE);
+  // Empty: made by a start that stopped before its first write. SQLite makes it a database.
+  if (size === 0) return;
+  const header = readHeader(folder, file);
+  const withLog = folder.has(WAL) && folder.stat(WAL).size > 0;
+  if (withLog) checkWalHeader(folder, wal, file, header.pageSize);
+  // Without a log, the file alone is the database: it holds every page its header counts.
+  else if (header.pages !== null && header.pages * header.pageSize > size) {
+    throw damaged(file, `it is cut short: ${size} bytes where its header counts ${header.pages * header.pageSize}`);
+  }
+  try {
+    // The name the file alone holds: a log must not change it (one copied from another database does).
+    const own = withLog ? inspectSqlite(file, 'file', (db, schema) => (checkSchema(db, schema) === 'empty' ? undefined : metaValue(db, DATABASE_ID, schema))) : undefined;
+    inspectSqlite(file, withLog ? 'log' : 'file', (db, schema) => {
+      if (own !== undefined && metaValue(db, DATABASE_ID, schema) !== own) throw foreignWal(wal, file, 'it was written for another database');
+      if (size <= fullCheckMaxBytes) {
+        const problems = db.all(`PRAGMA ${schema}.quick_check`).map((row) => String(Object.values(row)[0]));
+        if (problems.length !== 1 || problems[0] !== 'ok') throw damaged(file, `PRAGMA quick_check: ${problems.slice(0, 3).join('; ')}${problems.length > 3 ? '; ...' : ''}`);
+      }
+      if (checkSchema(db, schema) === 'empty') return;
+      const stored = metaValue(db, 'environment', schema);
+      if (stored !== undefined && stored !== environment) {
+        throw new DataError(`${file} cannot be loaded: The stored sandbox is a ${String(stored)} one; this one is ${environment}. The files are left as they are.`);
+      }
+    });
+  } catch (error) {
+    if (error instanceof DataError) throw error;
+    if (error instanceof StorageError) throw unusable(file, error);
+    if (isDamage(error)) throw damaged(file, (error as Error).message);
+    throw new DataError(`Cannot read ${file}: ${describe(error)}. Give --data a folder this user can read and write.`);
+  }
+}
+
+/**
+ * Opens the database file for writing, checks again that it is ours (writing nothing to one
+ * that is not), and turns on its write-ahead log. Answers whether it already holds a sandbox.
  */
 function openDatabase(folder: DataFolder): { db: SqliteDatabase; holdsSandbox: boolean } {
   const file = folder.file(DATABASE);
   folder.prepareFile(DATABASE);
+  // Checked (inspectDatabase): the file is ours, and the server keeps it to its owner. Now, before
+  // SQLite holds locks on it: closing any descriptor of a file drops the process's POSIX locks on it.
+  folder.restrict(DATABASE);
   const db = openSqlite(file);
   try {
     const holdsSandbox = hasStoredSandbox(db);
@@ -107,16 +234,21 @@ function openDatabase(folder: DataFolder): { db: SqliteDatabase; holdsSandbox: b
     return { db, holdsSandbox };
   } catch (error) {
     db.close();
-    if (error instanceof StorageError) {
-      const way = error.reason === 'newer' ? 'Upgrade pix-usdt, or use another --data folder' : 'Point --data at an empty folder or at one a pix-usdt sandbox server wrote';
-      throw new DataError(`${file} is not usable: ${error.message}. ${way}; the file is left as it is.`);
-    }
-    const code = (error as { code?: string }).code ?? '';
-    if (/NOTADB|CORRUPT/.test(code) || /not a database|malformed/i.test(String(error))) {
-      throw new DataError(`${file} is not a SQLite database of a pix-usdt sandbox (${(error as Error).message}). It is left as it is: move it away to start afresh, or restore it from a backup.`);
-    }
+    if (error instanceof StorageError) throw unusable(file, error);
+    if (error instanceof DataError) throw error;
+    if (isDamage(error)) throw damaged(file, (error as Error).message);
     throw new DataError(`Cannot open ${file}: ${describe(error)}. Give --data a folder this user can write to.`);
   }
+}
+
+/**
+ * Names the database once (at its first start by this version) and folds the log into the file,
+ * so that the file alone names it: a log found beside it later is checked against that name.
+ */
+function nameDatabase(db: SqliteDatabase): void {
+  if (metaValue(db, DATABASE_ID) !== undefined) return;
+  db.run('INSERT INTO meta (name, value) VALUES (?, ?)', [DATABASE_ID, JSON.stringify(randomUUID())]);
+  db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
 }
 
 /** Renames imported files of the old layout (`snapshot.json` -> `snapshot.json.migrated`). */
@@ -131,27 +263,34 @@ function renameMigrated(files: readonly string[]): string[] {
 }
 
 /**
- * Opens (or creates) a data folder and the sandbox over it, in four steps: the folder read and
- * checked (nothing written), the lock and the database, the sandbox (`createStoredSandbox`'s
- * assembly, which commits an import of the old layout in its first transaction), and last the
- * renames of the old files, which must follow that commit. Throws {@link DataError} when the
- * folder or a file in it cannot be used (nothing in the folder is changed then), and
- * `MissingDependencyError` when the SQLite package is not installed.
+ * Opens (or creates) a data folder and the sandbox over it, in five steps: the folder read and
+ * checked (nothing written), the lock, an existing database read and checked (nothing written),
+ * the database opened and the sandbox over it (`createStoredSandbox`'s assembly, which commits an
+ * import of the old layout in its first transaction), and last the renames of the old files,
+ * which must follow that commit. Throws {@link DataError} when the folder or a file in it cannot
+ * be used (the folder is then as it was: the lock given back, no side file left), and
+ * `MissingDependencyError` when the SQLite package is not installed (before anything is made).
  */
 export function openDataStore(dirArg: string, sandboxOptions: SandboxOptions, options: DataStoreOptions = {}): DataStore {
+  // Without the package, no folder or file is made: the start stops with what to install.
+  loadSqlite();
   const realTime = sandboxOptions.now === undefined;
   const { folder, hasDatabase, legacy: found } = survey(dirArg, realTime);
   const { path: dir } = folder;
   const file = folder.file(DATABASE);
-  const unlock = lock(folder);
+  const held: FolderLock = lock(folder);
+  // A reader of the log makes SQLite's index of it: a refused start removes it if it made it.
+  const hadIndex = folder.has(SHM);
   let db: SqliteDatabase | null = null;
   try {
+    if (hasDatabase) inspectDatabase(folder, sandboxOptions.environment ?? 'sandbox', options.fullCheckMaxBytes ?? FULL_CHECK_MAX_BYTES);
     const opened = openDatabase(folder);
     db = opened.db;
     const fresh = !opened.holdsSandbox;
     // A database without a sandbox next to old files: their import did not commit (a kill during it); again.
     const legacy = !fresh ? null : hasDatabase ? readLegacy(folder, realTime) : found;
     const sandbox = openSandbox(db, file, sandboxOptions, options, legacy);
+    nameDatabase(db);
     // The import has committed: its files step aside (kept, renamed, for a way back). Old files
     // found again beside a database that imported them are leftovers of a kill before the rename.
     const leftovers = !fresh && sandbox.storedValue(IMPORTED) !== undefined;
@@ -174,15 +313,28 @@ export function openDataStore(dirArg: string, sandboxOptions: SandboxOptions, op
           database.checkpoint();
         } finally {
           database.close();
-          unlock();
+          held.release();
         }
       },
     };
   } catch (error) {
-    db?.close();
-    unlock();
+    if (db === null) {
+      if (!hadIndex) folder.remove(SHM);
+    } else db.close();
+    held.abandon();
     throw error;
   }
+}
+
+/** The log line of a read that failed (told once per tenant): what failed, what still works, what to do. */
+export function readErrorLine(file: string, error: unknown, tenantId: string | null): string {
+  const what = tenantId === null ? 'a lookup across tenants' : `tenant ${tenantId}`;
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof StorageError && error.reason === 'damaged') {
+    const scope = tenantId === null ? 'Requests that need it answer' : 'Its requests answer';
+    return `pix-usdt-sandbox: ${file} is damaged: reading ${what} failed (${message}). ${scope} 503 storage_unavailable; the other tenants are served. Stop the server and restore ${file} from a backup, or move it away to start afresh.`;
+  }
+  return `pix-usdt-sandbox: cannot read ${what} from ${file} (${message}). The request answered 503 storage_unavailable; further failures of it are not logged.`;
 }
 
 /** The stored sandbox over the folder's database; an import of the old layout and its mark commit together in its first transaction. */
@@ -194,6 +346,7 @@ function openSandbox(db: SqliteDatabase, file: string, sandboxOptions: SandboxOp
     onWriteError: (error) =>
       log(`pix-usdt-sandbox: cannot write ${file}: ${(error as Error).message}. Requests answer 503 storage_unavailable until a write succeeds; what was answered before is safe.`),
     onWriteRecovered: () => log(`pix-usdt-sandbox: writing ${file} works again`),
+    onReadError: (error, tenantId) => log(readErrorLine(file, error, tenantId)),
   };
   if (options.idleMs !== undefined) stored.idleMs = options.idleMs;
   if (options.maxTenants !== undefined) stored.maxTenants = options.maxTenants;

@@ -49,8 +49,17 @@ export async function runServe(options: ServeOptions, io: Io): Promise<number | 
       io.exit(EXIT.ok);
     });
   };
+  let ready: ReadyLine;
+  try {
+    ready = { url: server.url, api_key: server.sandbox.apiKey, tenant_id: server.sandbox.tenantId, inspector_url: server.inspectorUrl, control_key: server.controlKey };
+  } catch (error) {
+    // The default tenant's key cannot be read (a damaged --data database): stop as a failed start,
+    // the folder released.
+    log(`pix-usdt-sandbox: cannot start: the default tenant's API key cannot be read: ${(error as Error).message}`);
+    await server.close();
+    return EXIT.failure;
+  }
   io.onStop(stop);
-  const ready: ReadyLine = { url: server.url, api_key: server.sandbox.apiKey, tenant_id: server.sandbox.tenantId, inspector_url: server.inspectorUrl, control_key: server.controlKey };
   io.stdout(JSON.stringify(ready));
   log(`pix-usdt-sandbox: ${server.sandbox.environment} listening on ${server.url} (Ctrl-C to stop)`);
   return null;

@@ -214,4 +214,31 @@ describe('createStoredSandbox (pix-usdt/sandbox) over libsql', () => {
     // Nothing of the refused requests stayed.
     expect((await client.users.list()).data.map((u) => u.external_id)).toEqual(['ext-6']);
   });
+
+  it("tells the host of a tenant it cannot read (onReadError, once), answers 503 for it, and serves the others", async () => {
+    const { driver } = connect(databaseFile());
+    let damaged = '';
+    const failing: SqlDriver = {
+      ...driver,
+      all: (sql, params = []) => {
+        if (damaged !== '' && sql.startsWith('SELECT') && !sql.includes('wake_at') && params.includes(damaged)) {
+          throw Object.assign(new Error('database disk image is malformed'), { code: 'SQLITE_CORRUPT' });
+        }
+        return driver.all(sql, params);
+      },
+    };
+    const told: Array<[string, string | null]> = [];
+    const sandbox = open(failing, { ...OPTIONS, idleMs: 0, onReadError: (e, tenantId) => told.push([(e as StorageError).reason, tenantId]) });
+    const other = await sandbox.createTenant();
+    const client = new PixUsdt({ apiKey: sandbox.apiKey, fetch: sandbox.fetch, maxRetries: 0 });
+    await approvedUser(client, 7);
+    // Out of memory, then unreadable: its requests answer 503; the other tenant is served.
+    (sandbox as unknown as { persistence: { sweep(now: number): number } }).persistence.sweep(Date.now() + 3_600_000);
+    damaged = other.tenantId;
+    const theirs = new PixUsdt({ apiKey: other.apiKey, fetch: sandbox.fetch, maxRetries: 0 });
+    await expect(theirs.users.list()).rejects.toMatchObject({ status: 503, code: 'storage_unavailable', details: { reason: 'storage_damaged' } });
+    await expect(theirs.users.list()).rejects.toMatchObject({ status: 503 });
+    expect((await client.users.list()).data.map((u) => u.external_id)).toEqual(['ext-7']);
+    expect(told).toEqual([['damaged', other.tenantId]]);
+  });
 });

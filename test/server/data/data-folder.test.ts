@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DataError, DataFolder } from '../../../src/server/data/folder.js';
+import { lockHolder } from '../../../src/server/data/lock.js';
 import { openDataStore } from '../../../src/server/data/store.js';
 import { CLI, assertBuilt } from '../helpers.js';
 
@@ -67,7 +68,7 @@ describe('DataFolder', () => {
     expect(readFileSync(outside, 'utf8')).toBe('not the sandbox\'s\n');
   });
 
-  it('prepareFile leaves a regular 600 file for an engine that opens its own files', () => {
+  it('prepareFile leaves a regular file for an engine that opens its own files: new ones 600, existing ones as they are until restricted', () => {
     const { data } = scratch();
     const folder = DataFolder.open(data);
     const file = folder.prepareFile('sandbox.db');
@@ -75,8 +76,15 @@ describe('DataFolder', () => {
     expect(mode(file)).toBe('600');
     writeFileSync(path.join(data, 'old.db'), 'x', { mode: 0o644 });
     chmodSync(path.join(data, 'old.db'), 0o644);
-    expect(mode(folder.prepareFile('old.db'))).toBe('600');
+    // Not changed before the engine has checked it is its own; then narrowed.
+    expect(mode(folder.prepareFile('old.db'))).toBe('644');
+    folder.restrict('old.db');
+    expect(mode(path.join(data, 'old.db'))).toBe('600');
     expect(readFileSync(path.join(data, 'old.db'), 'utf8')).toBe('x');
+    // A file made read-only is refused, its mode left as it is.
+    chmodSync(path.join(data, 'old.db'), 0o400);
+    expect(() => folder.prepareFile('old.db')).toThrow(`${path.join(folder.path, 'old.db')} is read-only (mode 400)`);
+    expect(mode(path.join(data, 'old.db'))).toBe('400');
     expect(() => folder.file('../escape')).toThrow('Not a file name');
   });
 
@@ -131,7 +139,7 @@ describe('serve --data over the folder rules', () => {
     symlinkSync(outside, path.join(data, 'lock'));
     const store = openDataStore(data, sandboxOptions);
     expect(isLink(path.join(data, 'lock'))).toBe(false);
-    expect(readFileSync(path.join(data, 'lock'), 'utf8')).toBe(`${process.pid}\n`);
+    expect(lockHolder(readFileSync(path.join(data, 'lock')))).toBe(process.pid);
     store.close();
     expect(readFileSync(outside, 'utf8')).toBe('not the sandbox\'s\n');
   });

@@ -68,7 +68,7 @@ describe('a data folder reopened after a crash', () => {
     expect(written.tenants[0]?.idempotency.length).toBeGreaterThan(0);
 
     // No close(): a crash. The folder as the kill would leave it (the database and its write-ahead
-    // log), copied, so that the first sandbox goes on with its own; the same process takes the lock over.
+    // log), copied, so that the first sandbox goes on with its own (its lock is held by this process).
     const crashed = `${dir}-crashed`;
     dirs.push(crashed);
     cpSync(dir, crashed, { recursive: true });
@@ -127,7 +127,11 @@ describe('a data folder reopened after a crash', () => {
     expect(first.status).toBe(200);
     const body = await first.text();
 
-    const again = open(dir);
+    // No close(): a crash, the folder copied as the kill would leave it (the lock is the running sandbox's).
+    const crashed = `${dir}-crashed`;
+    dirs.push(crashed);
+    cpSync(dir, crashed, { recursive: true });
+    const again = open(crashed);
     const replay = await again.sandbox.fetch('/v1/test_helpers/clock/advance', {
       method: 'POST',
       headers: { authorization: `Bearer ${again.sandbox.apiKey}`, 'content-type': 'application/json', 'idempotency-key': 'advance-1' },

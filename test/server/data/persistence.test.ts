@@ -6,7 +6,7 @@
  * the file, and are left byte for byte as they were; without the SQLite package, exit code 5 and
  * what to install.
  */
-import { appendFileSync, cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -325,6 +325,12 @@ describe('serve --data: what it refuses', () => {
     expect(child.stdout()).toBe('');
     expect(child.stderr()).toContain('through the package libsql, which is not installed');
     expect(child.stderr()).toContain('npm install libsql@"^0.5.29"');
+    // Nothing was made: not the folder, nor an empty data.db in an existing one (issue 36).
+    expect(existsSync(dir)).toBe(false);
+    const existing = tempDir();
+    const again = run(['serve', '--port', '0', '--data', existing], {}, path.join(root, 'dist', 'cli.js'));
+    expect(await exitCode(again)).toBe(5);
+    expect(readdirSync(existing)).toEqual([]);
     // And without --data the same install serves from memory.
     const memory = run(['serve', '--port', '0'], {}, path.join(root, 'dist', 'cli.js'));
     await waitFor(memory, () => (memory.stdout().includes('\n') ? true : undefined), 'the ready line');
