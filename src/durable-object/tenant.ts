@@ -30,8 +30,8 @@ function secretsOf(driver: SqlDriver): string[] {
   return driver.all('SELECT secret FROM api_keys ORDER BY rowid').map((r) => String(r['secret']));
 }
 
-/** A secret nobody holds: the feed's control key when the deployment has no `CONTROL_TOKEN` (an empty one would open it). */
-const NO_OPERATOR = `no-operator-${crypto.randomUUID()}`;
+/** A secret nobody holds: the feed's control key when the deployment has no `CONTROL_TOKEN` (an empty one would open it). Made on first use: Workers allow no random values at the module's top level. */
+let noOperator: string | undefined;
 
 /** One tenant: a stored sandbox over this object's SQLite, answering through the sandbox's http layer. */
 export class TenantObject {
@@ -76,7 +76,7 @@ export class TenantObject {
     const path = new URL(request.url).pathname;
     if (path === LOG_FEED_PATH) {
       if (sandbox === null) return envelope('not_found', 'This object holds no tenant.');
-      const controlKey = this.#env.CONTROL_TOKEN || NO_OPERATOR;
+      const controlKey = this.#env.CONTROL_TOKEN || (noOperator ??= `no-operator-${crypto.randomUUID()}`);
       return sandbox.requests.serveFeed(request, { controlKey, keyOwner: (authorization) => sandbox.keyOwner(authorization) });
     }
     if (path === '/_inspector' || path.startsWith('/_inspector/')) {
