@@ -49,6 +49,7 @@ describe('the Worker in process', () => {
     const a = await operatorTenant();
     const b = await operatorTenant();
     expect((await call('/v1/users', `Bearer ${a.apiKey}`)).status).toBe(200);
+    expect((await call('/v1/users', `Bearer ${b.apiKey}`)).status).toBe(200);
 
     const listing = await call('/_sandbox/tenants', `Bearer ${TOKEN}`);
     const ids = ((await listing.json()) as { data: Array<{ tenant_id: string }> }).data.map((t) => t.tenant_id);
@@ -75,6 +76,19 @@ describe('the Worker in process', () => {
         expect(JSON.stringify(await refused.json())).not.toContain(a.tenantId);
       }
     }
+    // An action through a tenant's inspector, routed to its object (the tenant's own key added there).
+    const action = await call(`/_inspector/api/tenants/${a.tenantId}/actions`, `Bearer ${TOKEN}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-inspector': '1' },
+      body: JSON.stringify({ path: '/v1/test_helpers/clock/advance', body: { seconds: 60 } }),
+    });
+    expect(action.status).toBe(200);
+    // The operator's feed across a page of tenants: both tenants' lines, merged.
+    const merged = await call('/_sandbox/logs?backlog=20', `Bearer ${TOKEN}`);
+    const reader = merged.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = '';
+    while (!(text.includes(`"tenant_id":"${a.tenantId}"`) && text.includes(`"tenant_id":"${b.tenantId}"`))) text += (await reader.read()).value ?? '';
+    await reader.cancel();
     // A tenant's key reads its own log feed, through its object; the operator's a chosen tenant's.
     const own = await call('/_sandbox/logs?backlog=5', `Bearer ${a.apiKey}`);
     expect(own.headers.get('content-type')).toBe('text/event-stream');

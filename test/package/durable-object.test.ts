@@ -20,6 +20,7 @@ import { dirname, join } from 'node:path';
 import { x as untar } from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cpf } from '../support/fixtures.js';
+import type { WorkerdReadyLine as Ready } from '../../src/server/run/workerd.js';
 import { freePort } from '../support/workerd.js';
 import { packShared, root } from './pack.js';
 
@@ -35,14 +36,6 @@ const WALLET = '0x1111111111111111111111111111111111111111';
 const SETTLE_SECONDS = 3;
 const WORKER = "export { default, TenantObject, Directory } from 'pix-usdt/durable-object';\n";
 
-interface Ready {
-  url: string;
-  api_key: string;
-  tenant_id: string;
-  inspector_url: string;
-  control_key: string;
-  pid: number;
-}
 
 interface Delivery {
   path: string;

@@ -6,7 +6,7 @@
 import { Option, type Command } from 'commander';
 import { parseSettingFlags } from './serve-settings.js';
 import type { CommandSpec } from './spec.js';
-import { UsageError, usage } from './usage.js';
+import { UsageError, parsePort, usage } from './usage.js';
 
 /** The port the local deployment listens on by default (wrangler dev's, so that it does not take serve's). */
 export const WORKERD_PORT = 8787;
@@ -25,12 +25,6 @@ export interface WorkerdOptions {
   vars: Record<string, string>;
   /** Progress and errors on stderr as JSON lines. */
   json: boolean;
-}
-
-function parsePort(raw: string | undefined): number {
-  if (raw === undefined) return WORKERD_PORT;
-  if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65_535) throw new UsageError(`--port must be an integer from 0 to 65535, got ${JSON.stringify(raw)}.`);
-  return Number(raw);
 }
 
 function nonEmpty(raw: unknown, flag: string): string | undefined {
@@ -88,7 +82,7 @@ data folder is kept), 2 usage, 5 workerd or esbuild not installed.`)
     const token = nonEmpty(values['controlToken'], '--control-token');
     if (token !== undefined && !/^[\x21-\x7e]{16,200}$/.test(token)) throw new UsageError('--control-token (or CONTROL_TOKEN) must be 16 to 200 printable characters without spaces (the token is not shown).');
     return {
-      port: parsePort(values['port'] as string | undefined),
+      port: values['port'] === undefined ? WORKERD_PORT : parsePort(values['port'] as string),
       data: nonEmpty(values['data'], '--data'),
       worker: nonEmpty(values['worker'], '--worker') ?? null,
       controlToken: token,
