@@ -5,7 +5,7 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -82,8 +82,8 @@ export async function runWorkerd(options: WorkerdOptions, io: Io): Promise<numbe
   let url: string;
   let token: string;
   try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    chmodSync(dir, 0o700);
+    // A folder it makes is its owner's only (the objects' storage and the first key are in it); one that exists keeps its mode.
+    if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
     const port = options.port === 0 ? await freePort() : options.port;
     url = `http://127.0.0.1:${port}`;
     const prepared = await prepareDeployment(tools, { dir, projectDir: '.', worker: options.worker, port, vars: options.vars });
@@ -97,6 +97,7 @@ export async function runWorkerd(options: WorkerdOptions, io: Io): Promise<numbe
     return EXIT.failure;
   }
   let stopping = false;
+  let exitCode: number = EXIT.ok;
   const stop = (why: string): void => {
     if (stopping) return;
     stopping = true;
@@ -109,7 +110,7 @@ export async function runWorkerd(options: WorkerdOptions, io: Io): Promise<numbe
     if (stopping) {
       say('stopped');
       cleanUp();
-      io.exit(EXIT.ok);
+      io.exit(exitCode);
       return;
     }
     say(`workerd stopped on its own (${signal ?? `exit code ${code}`})${temporary ? '' : `; the data in ${dir} is kept: run the same command to start it again`}. Its last output: ${running.output().trim().slice(-600) || '(none)'}`, 'error');
@@ -122,6 +123,7 @@ export async function runWorkerd(options: WorkerdOptions, io: Io): Promise<numbe
     first = await firstTenant(url, token, dir);
   } catch (error) {
     say(`cannot start: ${(error as Error).message}`, 'error');
+    exitCode = EXIT.failure;
     stop('the first tenant failed');
     return null;
   }
