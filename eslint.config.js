@@ -90,8 +90,10 @@ export default tseslint.config(
   {
     // pix-usdt/durable-object runs on workerd without nodejs_compat: no Node built-ins, no server,
     // no msw, no import of the runtime (`cloudflare:*`, docs/decisions.md). The sandbox through
-    // its entry (createStoredSandbox), plus the one error-envelope builder; the models' key
-    // format and the client's loopback rule.
+    // its entry (createStoredSandbox), plus the one error-envelope builder, the one request log
+    // and event-stream writer (the operator's views serve what serve serves), and the class
+    // behind createStoredSandbox (its request log and key owner, which serve reads too); the
+    // client's loopback rule.
     files: ['src/durable-object/**'],
     rules: {
       'no-restricted-imports': [
@@ -101,9 +103,10 @@ export default tseslint.config(
             {
               group: [
                 ...['**/server/**', 'node:*', 'msw', 'msw/*', 'cloudflare:*', '../resources/**', '../testing/**', '../parity/**'],
-                ...['../sandbox/*.js', '!../sandbox/index.js', '../sandbox/core/**', '../sandbox/storage/**', '../sandbox/plugins/**', '../sandbox/inspector/**', '../sandbox/http/*', '!../sandbox/http/call.js'],
+                ...['../sandbox/*.js', '!../sandbox/index.js', '!../sandbox/stored-sandbox.js', '../sandbox/core/**', '../sandbox/storage/**', '../sandbox/plugins/**', '../sandbox/inspector/**', '../sandbox/http/*'],
+                ...['!../sandbox/http/call.js', '!../sandbox/http/request-log.js', '!../sandbox/http/event-stream.js'],
               ],
-              message: 'pix-usdt/durable-object builds on pix-usdt/sandbox (and its envelope builder): no sandbox internals, server, msw, Node built-ins or cloudflare: modules.',
+              message: 'pix-usdt/durable-object builds on pix-usdt/sandbox (its envelope builder, request log and event stream): no other sandbox internals, server, msw, Node built-ins or cloudflare: modules.',
             },
           ],
         },

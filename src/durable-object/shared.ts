@@ -1,10 +1,12 @@
 /**
- * What the Worker and the tenant object share: the sandbox options from the Worker's variables,
- * the error envelope, the creation path.
+ * What the Worker, the operator's views and the tenant object share: the sandbox options from the
+ * Worker's variables, the error envelope, the operator's token, the creation path and the one
+ * reading of a creation's answer.
  * @module
  */
-import { type ErrorCode, ERROR_STATUS, type SandboxOptions, type WebhookTransport } from '../sandbox/index.js';
+import { type ApiKeyRefusal, type ErrorCode, ERROR_STATUS, type SandboxOptions, type WebhookTransport } from '../sandbox/index.js';
 import { envelopeAnswer } from '../sandbox/http/call.js';
+import { RequestLog } from '../sandbox/http/request-log.js';
 import { isLoopbackHost } from '../client/options.js';
 import type { SandboxWorkerEnv } from './runtime.js';
 
@@ -13,11 +15,50 @@ export const CREATE_PATH = '/v1/test_helpers/tenants';
 /** The Worker asks a new object to make its tenant here. */
 export const INTERNAL_CREATE = 'https://tenant.internal/_do/create';
 
-/** An answer in the reference's error envelope, with a fresh request id. */
-export function envelope(code: ErrorCode, message: string, details?: Record<string, unknown>): Response {
+/** An answer in the reference's error envelope, with a fresh request id (the status of the catalog's code, unless given). */
+export function envelope(code: ErrorCode | 'method_not_allowed', message: string, details?: Record<string, unknown>, status: number = code === 'method_not_allowed' ? 405 : ERROR_STATUS[code]): Response {
   const requestId = `req_${crypto.randomUUID().replaceAll('-', '')}`;
-  const answer = envelopeAnswer({ status: ERROR_STATUS[code], code, message, details }, requestId);
+  const answer = envelopeAnswer({ status, code, message, details }, requestId);
   return new Response(answer.body, { status: answer.status, headers: { ...answer.headers, 'x-request-id': requestId } });
+}
+
+/** The sandbox's own refusal of an API key (`readApiKey`, `API_KEY_REFUSALS`), in the envelope. */
+export function refusal(refused: ApiKeyRefusal): Response {
+  return envelope(refused.code, refused.message, undefined, refused.status);
+}
+
+/**
+ * Whether an `Authorization` header carries the operator's token (`Bearer <CONTROL_TOKEN>`), read
+ * by the request log's own rule for its control key (`RequestLog.readerOf`, compared without an
+ * early exit). Never true without a token set: an empty secret opens nothing.
+ */
+export function isOperator(authorization: string | null, env: SandboxWorkerEnv): boolean {
+  const token = env.CONTROL_TOKEN;
+  if (token === undefined || token === '') return false;
+  return RequestLog.readerOf(authorization, { controlKey: token, keyOwner: () => null }) !== null;
+}
+
+/** What a tenant creation answered, as the Worker and the new object read it. */
+export interface CreatedTenant {
+  /** The new tenant's id. */
+  tenantId: string;
+  /** The id of the key the answer names first (`null` when the answer names none). */
+  keyId: string | null;
+  /** The secrets of every key the answer holds (a fork's too), for the directory. */
+  secrets: string[];
+}
+
+/**
+ * Reads the 201 answer of `POST /v1/test_helpers/tenants`: the one place that knows its shape
+ * (today `api_key` is the reference's key object with the secret at `api_key.api_key`, and a
+ * fork adds `api_keys`; a string `api_key` is read as the secret itself).
+ */
+export function createdTenantOf(text: string): CreatedTenant {
+  type Key = string | { id?: string; api_key?: string };
+  const made = JSON.parse(text) as { tenant_id: string; api_key: Key; api_key_id?: string; api_keys?: Key[] };
+  const secretOf = (key: Key): string => (typeof key === 'string' ? key : String(key.api_key));
+  const keyId = typeof made.api_key === 'string' ? (made.api_key_id ?? null) : (made.api_key.id ?? null);
+  return { tenantId: made.tenant_id, keyId, secrets: (made.api_keys ?? [made.api_key]).map(secretOf) };
 }
 
 function numberOf(value: string | undefined): number | undefined {

@@ -1,23 +1,20 @@
 /**
- * The Worker: authenticates the API key (key -> object through the `Directory` object) and routes
- * the request to the tenant's object. `POST /v1/test_helpers/tenants` (a new tenant, or a fork of
- * a snapshot) makes a new object: the caller's own object first checks its key (capability
- * `sandbox:control`), as for any test helper; the operator's `CONTROL_TOKEN` creates tenants too
- * (how the first one is made).
+ * The Worker: authenticates the API key by the sandbox's own rule (`readApiKey`), finds its
+ * tenant's object through the `Directory` object and routes the request there. The operator's
+ * views (`/_sandbox/tenants`, `/_sandbox/logs`, `/_inspector/`) are operator.ts's.
+ * `POST /v1/test_helpers/tenants` (a new tenant, or a fork of a snapshot) makes a new object: the
+ * caller's own object first checks its key (capability `sandbox:control`), as for any test
+ * helper; the operator's `CONTROL_TOKEN` creates tenants too (how the first one is made).
  * @module
  */
-import { API_KEY_FORMAT } from '../models/api-key.js';
+import { API_KEY_REFUSALS, readApiKey } from '../sandbox/index.js';
 import { type KeyRoute, directoryOf } from './directory.js';
+import { isOperatorPath, operatorView } from './operator.js';
 import type { SandboxWorkerEnv } from './runtime.js';
-import { CREATE_PATH, INTERNAL_CREATE, envelope } from './shared.js';
+import { CREATE_PATH, INTERNAL_CREATE, createdTenantOf, isOperator, refusal } from './shared.js';
 
 // Keys are never deleted (a revoked key still routes to its tenant, which refuses it): a hit stays true.
 const keyCache = new Map<string, KeyRoute>();
-
-function bearer(request: Request): string | null {
-  const header = request.headers.get('authorization');
-  return header !== null && header.startsWith('Bearer ') ? header.slice(7) : null;
-}
 
 async function objectOf(env: SandboxWorkerEnv, secret: string): Promise<KeyRoute | null> {
   const hit = keyCache.get(secret);
@@ -28,15 +25,18 @@ async function objectOf(env: SandboxWorkerEnv, secret: string): Promise<KeyRoute
 }
 
 /** A new tenant's object; the caller (a key with `sandbox:control`, or the operator) is checked first. */
-async function createTenant(request: Request, env: SandboxWorkerEnv, token: string): Promise<Response> {
+async function createTenant(request: Request, env: SandboxWorkerEnv): Promise<Response> {
   const directory = directoryOf(env);
   let scope = 'operator';
-  if (token !== env.CONTROL_TOKEN || env.CONTROL_TOKEN === undefined || env.CONTROL_TOKEN === '') {
-    const caller = await objectOf(env, token);
-    if (caller === null) return envelope('authentication_failed', 'The API key is unknown or revoked.');
+  const authorization = request.headers.get('authorization');
+  if (!isOperator(authorization, env)) {
+    const key = readApiKey(authorization);
+    if (typeof key !== 'string') return refusal(key);
+    const caller = await objectOf(env, key);
+    if (caller === null) return refusal(API_KEY_REFUSALS.unknown);
     // The caller's object answers as for any test helper: key revoked, capability missing...
     const check = await env.TENANTS.get(env.TENANTS.idFromString(caller.object)).fetch(
-      new Request('https://tenant.internal/v1/test_helpers/clock', { headers: { authorization: `Bearer ${token}` } }),
+      new Request('https://tenant.internal/v1/test_helpers/clock', { headers: { authorization: `Bearer ${key}` } }),
     );
     if (check.status !== 200) return check;
     scope = caller.tenant;
@@ -47,18 +47,21 @@ async function createTenant(request: Request, env: SandboxWorkerEnv, token: stri
     if (stored !== null) return new Response(stored, { status: 201, headers: { 'content-type': 'application/json', 'idempotent-replayed': 'true' } });
   }
   const id = env.TENANTS.newUniqueId();
-  const answer = await env.TENANTS.get(id).fetch(new Request(INTERNAL_CREATE, { method: 'POST', body: await request.text() }));
+  // The body streams on, as sent: the new object's sandbox reads it under its own limit and refusals.
+  const headers: Record<string, string> = {};
+  const type = request.headers.get('content-type');
+  if (type !== null) headers['content-type'] = type;
+  const answer = await env.TENANTS.get(id).fetch(new Request(INTERNAL_CREATE, { method: 'POST', headers, body: request.body, duplex: 'half' } as RequestInit));
   if (answer.status !== 201) return answer;
   const text = await answer.text();
-  const made = JSON.parse(text) as { tenant_id: string; api_key: { api_key: string }; api_keys?: Array<{ api_key: string }> };
-  const secrets = (made.api_keys ?? [made.api_key]).map((k) => k.api_key);
-  await directory.created(scope, idempotencyKey, text, { object: id.toString(), tenant: made.tenant_id }, secrets);
+  const made = createdTenantOf(text);
+  await directory.created(scope, idempotencyKey, text, { object: id.toString(), tenant: made.tenantId }, made.secrets);
   return new Response(text, { status: 201, headers: answer.headers });
 }
 
 /** The Worker's handler: the module's default export (`export { default } from 'pix-usdt/durable-object'`). */
 export interface SandboxWorker {
-  /** Answers one request: `/_sandbox/health`, or the API for the tenant of the request's key. */
+  /** Answers one request: `/_sandbox/health`, the operator's views, or the API for the tenant of the request's key. */
   fetch(request: Request, env: SandboxWorkerEnv): Promise<Response>;
 }
 
@@ -67,14 +70,13 @@ const worker: SandboxWorker = {
   async fetch(request, env) {
     const url = new URL(request.url);
     if (url.pathname === '/_sandbox/health') return Response.json({ ok: true });
-    const token = bearer(request);
-    if (token === null) return envelope('authentication_required', 'Send the header Authorization: Bearer <API key>.');
-    if (request.method === 'POST' && url.pathname === CREATE_PATH) return createTenant(request, env, token);
-    const wellFormed = API_KEY_FORMAT.test(token);
-    const found = wellFormed ? await objectOf(env, token) : null;
-    if (found === null) {
-      return wellFormed ? envelope('authentication_failed', 'The API key is unknown or revoked.') : envelope('invalid_api_key_format', 'The API key is malformed.');
-    }
+    if (isOperatorPath(url.pathname)) return operatorView(request, env, url);
+    if (request.method === 'POST' && url.pathname === CREATE_PATH) return createTenant(request, env);
+    // The sandbox's own rule and messages: no key, a malformed key, a key of the other environment.
+    const key = readApiKey(request.headers.get('authorization'));
+    if (typeof key !== 'string') return refusal(key);
+    const found = await objectOf(env, key);
+    if (found === null) return refusal(API_KEY_REFUSALS.unknown);
     return env.TENANTS.get(env.TENANTS.idFromString(found.object)).fetch(request);
   },
 };

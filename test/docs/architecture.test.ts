@@ -25,7 +25,7 @@ function folderOf(file: string): string {
 }
 
 const graph = importGraph(SRC) as Map<string, string[]>;
-const SERVER_ROOMS = ['server/cli', 'server/run', 'server/commands', 'server/http', 'server/egress', 'server/data', 'server/process'];
+const SERVER_ROOMS = ['server/cli', 'server/run', 'server/commands', 'server/http', 'server/workerd', 'server/egress', 'server/data', 'server/process'];
 const SOURCES = new Set(['storage', 'core', 'http', 'plugins/webhooks', 'plugins/faults', 'wiring', 'testing', ...SERVER_ROOMS, 'durable-object']);
 
 function codeEdges(): string[] {
@@ -52,11 +52,12 @@ function diagramEdges(): string[] {
 // testing (pix-usdt/testing) sits on the sandbox's entry (createTestSandbox); trigger runs its scenarios.
 // durable-object (pix-usdt/durable-object) is a host of the sandbox, as the server is: on its entry (createStoredSandbox).
 // The server's rooms, top down: the CLI runs the runners, which read the commands' options and
-// start the HTTP serving, which uses webhook egress and the data folder; `server/process` (one
+// start the HTTP serving, which uses webhook egress and the data folder (or the Durable Objects
+// deployment on workerd, `server/workerd`, which imports none of ours); `server/process` (one
 // loose file) is shared by the CLI and the data folder's lock.
 const RANK: Record<string, number> = {
   models: 0, pix: 0, storage: 0, webhooks: 0, client: 0, parity: 0, index: 0, internal: 0, core: 1, http: 2, 'plugins/webhooks': 3, 'plugins/faults': 3, wiring: 4, testing: 4.5,
-  'server/process': 5, 'durable-object': 5, 'server/data': 6, 'server/egress': 6, 'server/http': 7, 'server/commands': 8, 'server/run': 9, 'server/cli': 10,
+  'server/process': 5, 'durable-object': 5, 'server/data': 6, 'server/egress': 6, 'server/http': 7, 'server/workerd': 7, 'server/commands': 8, 'server/run': 9, 'server/cli': 10,
 };
 
 describe('docs/architecture.md', () => {

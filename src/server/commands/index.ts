@@ -15,8 +15,9 @@ import { logsTail } from './logs.js';
 import { resend } from './resend.js';
 import { serve } from './serve.js';
 import { trigger } from './trigger.js';
+import { workerd } from './workerd.js';
 
-export const COMMANDS = [serve, listen, trigger, logsTail, resend, conformance] as const;
+export const COMMANDS = [serve, workerd, listen, trigger, logsTail, resend, conformance] as const;
 
 type Spec = (typeof COMMANDS)[number];
 
@@ -29,3 +30,4 @@ export type { TriggerOptions, ScenarioName } from './trigger.js';
 export type { LogsTailOptions } from './logs.js';
 export type { ResendOptions } from './resend.js';
 export type { ConformanceOptions } from './conformance.js';
+export type { WorkerdOptions } from './workerd.js';

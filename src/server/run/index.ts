@@ -14,11 +14,13 @@ import { runLogsTail } from './logs.js';
 import { runResend } from './resend.js';
 import { runServe } from './serve.js';
 import { runTrigger } from './trigger.js';
+import { runWorkerd } from './workerd.js';
 
 type Runners = { [P in Plan as P['kind']]: (options: P['options'], io: Io) => Promise<number | null> };
 
 export const RUNNERS: Runners = {
   serve: runServe,
+  workerd: runWorkerd,
   listen: runListen,
   trigger: runTrigger,
   'logs tail': runLogsTail,

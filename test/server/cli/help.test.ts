@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { parseCommand } from '../../../src/server/cli/program.js';
 import { prose, terminalWidth, wrap } from '../../../src/server/cli/help.js';
 
-const COMMANDS = [[], ['serve'], ['listen'], ['trigger'], ['logs'], ['logs', 'tail'], ['resend'], ['conformance']];
+const COMMANDS = [[], ['serve'], ['workerd'], ['listen'], ['trigger'], ['logs'], ['logs', 'tail'], ['resend'], ['conformance']];
 
 function help(words: string[], width: number): string {
   const command = parseCommand([...words, '--help'], { helpWidth: width });

@@ -20,8 +20,23 @@ interface Summary {
   problem?: string;
 }
 
+// A deployment that guards its console (the Durable Objects Worker) asks for the operator's token:
+// kept in this tab's sessionStorage and sent as a header, never in a URL (URLs land in logs).
+const TOKEN_KEY = 'pix-usdt-inspector-token';
+let needsToken = false;
+function authHeaders(): Record<string, string> {
+  const token = sessionStorage.getItem(TOKEN_KEY);
+  return token ? { authorization: `Bearer ${token}` } : {};
+}
+function refusedToken(res: Response): void {
+  if (res.status !== 401 || needsToken) return;
+  needsToken = true;
+  bump();
+}
+
 async function get<T>(path: string): Promise<T> {
-  const res = await fetch(path, { headers: { accept: 'application/json' } });
+  const res = await fetch(path, { headers: { accept: 'application/json', ...authHeaders() } });
+  refusedToken(res);
   const body = (await res.json()) as T & { message?: string };
   if (!res.ok) throw new Error(body.message ?? `HTTP ${res.status}`);
   return body;
@@ -31,9 +46,10 @@ async function get<T>(path: string): Promise<T> {
 async function act(tenant: string, path: string, body: unknown = {}, method = 'POST'): Promise<{ ok: boolean; status: number; text: string; requestId: string }> {
   const res = await fetch(`api/tenants/${encodeURIComponent(tenant)}/actions`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-inspector': '1' },
+    headers: { 'content-type': 'application/json', 'x-inspector': '1', ...authHeaders() },
     body: JSON.stringify({ method, path, body }),
   });
+  refusedToken(res);
   return { ok: res.ok, status: res.status, text: await res.text(), requestId: res.headers.get('x-request-id') ?? '' };
 }
 
@@ -50,17 +66,40 @@ function bump(): void {
     for (const l of listeners) l();
   }, 60);
 }
+// The live stream, read with fetch rather than EventSource (which cannot send the token's header);
+// reconnects after a pause, as EventSource would.
+let connection: AbortController | null = null;
 function connect(): void {
-  const source = new EventSource('api/stream');
-  source.onopen = () => {
-    live = true;
-    bump();
-  };
-  for (const type of ['request', 'state', 'delivery']) source.addEventListener(type, bump);
-  source.onerror = () => {
+  connection?.abort();
+  const controller = new AbortController();
+  connection = controller;
+  const lost = (): void => {
+    if (controller.signal.aborted) return;
     live = false;
     bump();
+    if (!needsToken) setTimeout(() => connection === controller && connect(), 3000);
   };
+  void fetch('api/stream', { headers: { accept: 'text/event-stream', ...authHeaders() }, signal: controller.signal })
+    .then(async (res) => {
+      refusedToken(res);
+      if (!res.ok || res.body === null) return lost();
+      live = true;
+      bump();
+      const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buffer = '';
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return lost();
+        buffer += value;
+        let end;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const frame = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          if (/^event: (request|state|delivery)$/m.test(frame)) bump();
+        }
+      }
+    })
+    .catch(lost);
 }
 function useVersion(): number {
   const [v, setV] = useState(version);
@@ -450,13 +489,32 @@ function Search() {
   </form>`;
 }
 
+function TokenForm() {
+  const [value, setValue] = useState('');
+  const submit = (e: Event): void => {
+    e.preventDefault();
+    sessionStorage.setItem(TOKEN_KEY, value);
+    needsToken = false;
+    connect();
+    bump();
+  };
+  return html`<form class="token" onSubmit=${submit}>
+    <h1>Operator's token</h1>
+    <p>This console is guarded: enter the operator's token (the deployment's <code>CONTROL_TOKEN</code>). It stays in this tab only (sessionStorage) and is sent as a header.</p>
+    <label for="token">Token</label>
+    <input id="token" type="password" autocomplete="off" value=${value} onInput=${(e: Event) => setValue((e.target as HTMLInputElement).value)} />
+    <button type="submit">Open</button>
+  </form>`;
+}
+
 function App() {
   const hash = useHash();
   const tenants = useData<Summary[]>('api/tenants');
   useVersion();
   const parts = hash.slice(2).split('/').map(decodeURIComponent);
   let page;
-  if (parts[0] === 'requests') page = html`<${RequestsPage} />`;
+  if (needsToken) page = html`<${TokenForm} />`;
+  else if (parts[0] === 'requests') page = html`<${RequestsPage} />`;
   else if (parts[0] === 't' && parts[1] && parts[2] === 'c' && parts[3]) page = html`<${ConversionPage} tenant=${parts[1]} id=${parts[3]} />`;
   else if (parts[0] === 't' && parts[1]) page = html`<${TenantPage} tenant=${parts[1]} />`;
   else if (tenants.data?.[0]) page = html`<${TenantPage} tenant=${tenants.data[0].id} />`;
