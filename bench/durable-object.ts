@@ -48,7 +48,7 @@ export async function run(): Promise<{ tenants: number; seconds: number; lifecyc
         if (n >= tenants) return;
         const made = await fetch(`${d.url}/v1/test_helpers/tenants`, { method: 'POST', headers: { authorization: `Bearer ${d.token}` }, body: '{}' });
         if (made.status !== 201) throw new Error(`tenant ${n}: ${made.status} ${await made.text()}`);
-        const apiKey = ((await made.json()) as { api_key: { api_key: string } }).api_key.api_key;
+        const apiKey = ((await made.json()) as { api_key: string }).api_key;
         keys.push(apiKey);
         const client = new PixUsdt({ apiKey, baseUrl: d.url, maxRetries: 2 });
         const user = await client.users.create({ external_id: `b-${n}`, name: `User ${n}`, document_type: 'cpf', document_number: cpf(n + 1) });

@@ -94,11 +94,11 @@ export class TenantObject {
         }),
       );
       if (answer.status !== 201) return answer;
-      const made = (await answer.clone().json()) as { tenant_id: string; api_key: { id: string } };
+      const made = (await answer.clone().json()) as { tenant_id: string; api_key: string; api_keys: Array<{ id: string; api_key: string }> };
       const snapshot = scratch.snapshot();
       snapshot.tenants = snapshot.tenants.filter((t) => t.id === made.tenant_id);
       snapshot.defaultTenantId = made.tenant_id;
-      snapshot.defaultKeyId = made.api_key.id;
+      snapshot.defaultKeyId = (made.api_keys.find((k) => k.api_key === made.api_key) as { id: string }).id;
       this.#open(snapshot);
       return answer;
     } finally {

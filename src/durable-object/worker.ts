@@ -50,8 +50,8 @@ async function createTenant(request: Request, env: SandboxWorkerEnv, token: stri
   const answer = await env.TENANTS.get(id).fetch(new Request(INTERNAL_CREATE, { method: 'POST', body: await request.text() }));
   if (answer.status !== 201) return answer;
   const text = await answer.text();
-  const made = JSON.parse(text) as { tenant_id: string; api_key: { api_key: string }; api_keys?: Array<{ api_key: string }> };
-  const secrets = (made.api_keys ?? [made.api_key]).map((k) => k.api_key);
+  const made = JSON.parse(text) as { tenant_id: string; api_keys: Array<{ api_key: string }> };
+  const secrets = made.api_keys.map((k) => k.api_key);
   await directory.created(scope, idempotencyKey, text, { object: id.toString(), tenant: made.tenant_id }, secrets);
   return new Response(text, { status: 201, headers: answer.headers });
 }

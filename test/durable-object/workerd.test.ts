@@ -88,8 +88,8 @@ afterAll(async () => {
 async function operatorTenant(): Promise<{ tenantId: string; client: PixUsdt; apiKey: string }> {
   const response = await fetch(`${d.url}/v1/test_helpers/tenants`, { method: 'POST', headers: { authorization: `Bearer ${d.token}`, 'content-type': 'application/json' }, body: '{}' });
   expect(response.status).toBe(201);
-  const made = (await response.json()) as { tenant_id: string; api_key: { api_key: string } };
-  return { tenantId: made.tenant_id, apiKey: made.api_key.api_key, client: new PixUsdt({ apiKey: made.api_key.api_key, baseUrl: d.url, maxRetries: 0 }) };
+  const made = (await response.json()) as { tenant_id: string; api_key: string };
+  return { tenantId: made.tenant_id, apiKey: made.api_key, client: new PixUsdt({ apiKey: made.api_key, baseUrl: d.url, maxRetries: 0 }) };
 }
 
 /** User, KYC, quote, accept, Pix paid: the conversion then waits for its settlement timer (or completes at once with `settle`). */
@@ -130,12 +130,12 @@ describe('the sandbox on Durable Objects (workerd)', () => {
     await expect(a.client.conversions.retrieve(bDone.conversionId)).rejects.toMatchObject({ status: 404 });
     // B's key makes a tenant (the test helper, as in any sandbox), in an object of its own.
     const c = await b.client.testHelpers.tenants.create({});
-    const cClient = new PixUsdt({ apiKey: c.api_key.api_key!, baseUrl: d.url, maxRetries: 0 });
+    const cClient = new PixUsdt({ apiKey: c.api_key, baseUrl: d.url, maxRetries: 0 });
     expect((await cClient.users.list()).data).toEqual([]);
     const bPending = await lifecycle(b.client, 3, false);
     // A fork of B (its pending timer included), in another object.
     const fork = await b.client.testHelpers.tenants.create({ snapshot: await b.client.testHelpers.tenants.snapshot() });
-    const forkClient = new PixUsdt({ apiKey: fork.api_key.api_key!, baseUrl: d.url, maxRetries: 0 });
+    const forkClient = new PixUsdt({ apiKey: fork.api_key, baseUrl: d.url, maxRetries: 0 });
     expect((await forkClient.conversions.retrieve(bPending.conversionId)).status).toBe('funded');
     const before = {
       a: (await a.client.users.list()).data.map((u) => u.id),

@@ -138,8 +138,8 @@ describe("whose log (issue 21): a tenant's key reads its own tenant's requests; 
   it('two tenants on one server: B sees only B, the operator sees both; a rotated key reads no more', async () => {
     const { ready } = await serve();
     const as = (key: string) => ({ ...ready, api_key: key });
-    const created = (await (await call(ready, 'POST', '/v1/test_helpers/tenants', {})).json()) as { tenant_id: string; api_key: { id: string; api_key: string } };
-    const b = as(created.api_key.api_key);
+    const created = (await (await call(ready, 'POST', '/v1/test_helpers/tenants', {})).json()) as { tenant_id: string; api_key: string; api_keys: Array<{ id: string }> };
+    const b = as(created.api_key);
     // A (the default tenant) leaves its ids in paths before anyone listens: the backlog.
     const userA = (await (await call(ready, 'POST', '/v1/users', { external_id: 'a-1', name: 'Ana A', document_type: 'cpf', document_number: '52998224725' }, { 'idempotency-key': 'a-1' })).json()) as { id: string };
     await call(ready, 'GET', `/v1/users/${userA.id}`);
@@ -161,24 +161,24 @@ describe("whose log (issue 21): a tenant's key reads its own tenant's requests; 
     expect(operator.text()).toContain(userA.id);
     expect(operator.text()).toContain(liveA.headers.get('x-request-id') as string);
     // B rotates the key its feed was opened with: that feed reads nothing more and is closed.
-    const rotated = (await (await call(b, 'POST', `/v1/api-keys/${created.api_key.id}/rotate`, undefined, { 'idempotency-key': 'rot-b' })).json()) as { api_key: string };
+    const rotated = (await (await call(b, 'POST', `/v1/api-keys/${created.api_keys[0]!.id}/rotate`, undefined, { 'idempotency-key': 'rot-b' })).json()) as { api_key: string };
     await call(as(rotated.api_key), 'GET', '/v1/users?limit=2');
     await bFeed.ended;
     expect(bFeed.text()).not.toContain('/v1/users?');
     expect(bFeed.entries().filter((e) => e.path === '/v1/users' && e.method === 'GET').length).toBe(1);
     operator.stop();
     // Neither a revoked key nor nothing opens it.
-    expect((await feed(ready, created.api_key.api_key)).status).toBe(401);
+    expect((await feed(ready, created.api_key)).status).toBe(401);
     expect((await fetch(`${ready.url}/_sandbox/logs`)).status).toBe(401);
   });
 
   it('`logs tail` with the control key prints every tenant\'s requests', async () => {
     const { ready } = await serve();
-    const created = (await (await call(ready, 'POST', '/v1/test_helpers/tenants', {})).json()) as { api_key: { api_key: string } };
+    const created = (await (await call(ready, 'POST', '/v1/test_helpers/tenants', {})).json()) as { api_key: string };
     const child = run(['logs', 'tail', '--json'], { PIX_USDT_SANDBOX_URL: ready.url, PIX_USDT_API_KEY: ready.control_key });
     await waitFor(child, () => (child.stderr().includes('tailing the request log') ? true : undefined), 'the subscription');
     const a = await call(ready, 'GET', '/v1/users');
-    const b = await call({ ...ready, api_key: created.api_key.api_key }, 'GET', '/v1/users');
+    const b = await call({ ...ready, api_key: created.api_key }, 'GET', '/v1/users');
     const ids = [a.headers.get('x-request-id'), b.headers.get('x-request-id')] as string[];
     await waitFor(child, () => (ids.every((id) => child.stdout().includes(id)) ? true : undefined), 'both requests');
     child.process.kill('SIGINT');
