@@ -16,7 +16,7 @@ export async function runLogsTail(options: LogsTailOptions, io: Io): Promise<num
   const stop = new AbortController();
   let response: Response;
   try {
-    response = await fetch(`${options.url}${LOG_FEED_PATH}`, { headers: { authorization: `Bearer ${options.apiKey}`, accept: 'text/event-stream' }, signal: stop.signal });
+    response = await fetch(`${options.url}${LOG_FEED_PATH}${options.backlog > 0 ? `?backlog=${options.backlog}` : ''}`, { headers: { authorization: `Bearer ${options.apiKey}`, accept: 'text/event-stream' }, signal: stop.signal });
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
     io.stderr(`pix-usdt-sandbox: logs tail: cannot reach the server at ${options.url} (${cause}). Is \`pix-usdt-sandbox serve\` running there? Set --url or PIX_USDT_SANDBOX_URL to the "url" it printed.`);

@@ -75,6 +75,7 @@ describe('parseCommand', () => {
     [['serve', '--webhook-allow', 'https://hooks.internal'], /--webhook-allow .*neither an address range/],
     [['serve', '--cors-origin', 'app.example'], /--cors-origin "app.example" is not an origin such as https:\/\/app.example:3000/],
     [['serve', '--cors-origin', 'https://app.example/path'], /--cors-origin .*a scheme, a host and a port only/],
+    [['logs', 'tail', '--backlog', 'all', '--api-key', `sk_test_${'a'.repeat(32)}`], /--backlog takes a number of requests, such as 50; got "all"/],
   ])('%j is a usage error', (args, message) => {
     expect(usageError(args)).toMatch(message);
   });

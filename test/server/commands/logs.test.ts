@@ -84,6 +84,20 @@ describe('logs tail', () => {
     expect(await exitCode(child)).toBe(0);
   });
 
+  it('--backlog N: the last N requests the server kept come first (filters apply), then the new ones', async () => {
+    const missing = await call(ready, 'GET', '/v1/users/00000000-0000-4000-8000-000000000001');
+    const kept = await call(ready, 'GET', '/v1/users?limit=1');
+    const child = await tail(ready, ['--backlog', '2', '--json', '--path', '/v1/users']);
+    const ids = await waitFor(child, () => (entries(child).length >= 2 ? entries(child).map((e) => e.request_id) : undefined), 'the backlog');
+    expect(ids).toEqual([missing.headers.get('x-request-id'), kept.headers.get('x-request-id')]);
+    const live = await call(ready, 'GET', '/v1/users');
+    const id = live.headers.get('x-request-id') as string;
+    await waitFor(child, () => (entries(child).length === 3 ? true : undefined), 'the new request');
+    expect(entries(child).map((e) => e.request_id)).toEqual([...ids, id]);
+    child.process.kill('SIGINT');
+    expect(await exitCode(child)).toBe(0);
+  });
+
   it('a key the server does not know: exit 4; the feed answers 401', async () => {
     const child = run(['logs', 'tail'], { ...envOf(ready), PIX_USDT_API_KEY: `sk_test_${'u'.repeat(32)}` });
     expect(await exitCode(child)).toBe(4);
