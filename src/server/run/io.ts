@@ -30,7 +30,7 @@ export interface Io {
   stderr(line: string): void;
   /** Resolves with the first SIGINT or SIGTERM. */
   untilSignal(): Promise<NodeJS.Signals>;
-  /** Calls `stop` on every SIGINT and SIGTERM, and once the process that started this one is gone (`serve`). */
+  /** Calls `stop` on every SIGINT and SIGTERM, and once the process that started this one is gone (`serve`, `listen`; said again every half second). */
   onStop(stop: (why: string) => void): void;
   /** Ends the process with `code` (a server that has stopped: pending webhook retries must not keep it alive). */
   exit(code: number): void;
