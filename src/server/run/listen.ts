@@ -163,7 +163,7 @@ export async function runListen(options: ListenOptions, io: Io): Promise<number>
   try {
     registered = await register(client, options, onRequest);
   } catch (error) {
-    return fail(io, options, error, 'cannot register the webhook endpoint');
+    return fail(io, options, error, 'cannot register the webhook endpoint', { kind: 'error' });
   }
   const { server, url, endpoint } = registered;
   endpointId = endpoint.id;
@@ -198,7 +198,7 @@ export async function runListen(options: ListenOptions, io: Io): Promise<number>
   try {
     await client.webhookEndpoints.delete(endpoint.id);
   } catch (error) {
-    fail(io, options, error, `${why}: could not delete the endpoint ${endpoint.id}`);
+    fail(io, options, error, `${why}: could not delete the endpoint ${endpoint.id}`, { kind: 'error', endpoint_id: endpoint.id });
     return EXIT.failure;
   }
   io.stderr(`pix-usdt-sandbox: ${why}, endpoint ${endpoint.id} deleted`);
