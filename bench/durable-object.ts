@@ -63,7 +63,7 @@ async function load(name: string, url: string, maker: string, tenants: number): 
       if (n >= tenants) return;
       const made = await fetch(`${url}/v1/test_helpers/tenants`, { method: 'POST', headers: { authorization: `Bearer ${maker}`, 'content-type': 'application/json' }, body: '{}' });
       if (made.status !== 201) throw new Error(`${name}: tenant ${n}: ${made.status} ${await made.text()}`);
-      const apiKey = ((await made.json()) as { api_key: { api_key: string } }).api_key.api_key;
+      const apiKey = ((await made.json()) as { api_key: string }).api_key;
       keys.push(apiKey);
       const client = new PixUsdt({ apiKey, baseUrl: url, maxRetries: 2 });
       const user = await client.users.create({ external_id: `b-${n}`, name: `User ${n}`, document_type: 'cpf', document_number: cpf(n + 1) });

@@ -34,7 +34,7 @@ export async function run(): Promise<{ pattern: number; matchMicros: number; pha
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
-    const keyOf = async (): Promise<string> => ((await (await call(server.sandbox.apiKey, 'POST', '/v1/test_helpers/tenants', {})).json()) as { api_key: { api_key: string } }).api_key.api_key;
+    const keyOf = async (): Promise<string> => ((await (await call(server.sandbox.apiKey, 'POST', '/v1/test_helpers/tenants', {})).json()) as { api_key: string }).api_key;
     const a = await keyOf();
     const b = await keyOf();
     const plan = async (match: string): Promise<void> => {

@@ -118,7 +118,7 @@ async function call(server: Server, key: string, method: string, route: string, 
 
 async function tenantKey(server: Server): Promise<string> {
   const created = await call(server, server.key, 'POST', '/v1/test_helpers/tenants', {});
-  return (created['api_key'] as { api_key: string }).api_key;
+  return created['api_key'] as string;
 }
 
 const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;

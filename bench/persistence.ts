@@ -59,7 +59,7 @@ async function post(server: Server, key: string, route: string, body: string, id
 async function addTenants(server: Server, count: number): Promise<void> {
   for (let i = 0; i < count; i++) {
     const res = await post(server, server.keys[0] as string, '/v1/test_helpers/tenants', '{}', `tenant-${i}`);
-    server.keys.push(((await res.json()) as { api_key: { api_key: string } }).api_key.api_key);
+    server.keys.push(((await res.json()) as { api_key: string }).api_key);
   }
 }
 

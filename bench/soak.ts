@@ -182,7 +182,7 @@ async function addTenants(server: Server, count: number): Promise<void> {
   const admin = new PixUsdt({ apiKey: server.keys[0] as string, baseUrl: server.url, maxRetries: 0 });
   for (let i = 0; i < count; i++) {
     const res = await admin.testHelpers.tenants.create({});
-    server.keys.push(res.api_key.api_key);
+    server.keys.push(res.api_key);
   }
 }
 

@@ -95,7 +95,7 @@ export const RESPONSES: Readonly<Record<string, SuccessResponse>> = {
   'POST /v1/test_helpers/tenants': created(
     'testHelpers.tenants.create',
     'Tenant',
-    'Create an isolated tenant and its first API key (with its secret); with `snapshot`, a fork of a tenant snapshot (same data, new tenant id and keys, timers on its own clock)',
+    'Create an isolated tenant: `api_key` is its secret key, used as printed (as `serve` prints its own), `api_keys` its keys as API key objects with their secrets; with `snapshot`, a fork of a tenant snapshot (same data, new tenant id and keys, timers on its own clock)',
   ),
   'GET /v1/test_helpers/tenant/snapshot': ok('testHelpers.tenants.snapshot', 'TenantSnapshotDocument', "The caller's tenant as one versioned document (holds secrets: fixtures only)"),
   // Fault plans: over HTTP here, or `sandbox.faults` in process (docs/sandbox.md); the client has no method for them.

@@ -61,6 +61,8 @@ function baseOptions(io: 'input' | 'output'): Parameters<typeof z.toJSONSchema>[
         (properties['platform'] as JsonSchema)['description'] =
           "The caller tenant's platform level; under shared platform limits the operator's, accepted only as in force.";
       }
+      // A list of distinct items (a refinement): its `minItems` comes from zod, `uniqueItems` from here.
+      if (models.isDistinctList(ctx.zodSchema)) ctx.jsonSchema['uniqueItems'] = true;
       const known = models.openEnumValues(ctx.zodSchema);
       if (known !== undefined) ctx.jsonSchema['x-extensible-enum'] = [...known];
       // Response metadata is parsed loosely (bundle size), but the API answers strings only.

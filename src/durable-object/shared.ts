@@ -50,15 +50,13 @@ export interface CreatedTenant {
 
 /**
  * Reads the 201 answer of `POST /v1/test_helpers/tenants`: the one place that knows its shape
- * (today `api_key` is the reference's key object with the secret at `api_key.api_key`, and a
- * fork adds `api_keys`; a string `api_key` is read as the secret itself).
+ * (`api_key` the secret as printed, `api_keys` every key with its id and secret; docs/decisions.md,
+ * issue 36).
  */
 export function createdTenantOf(text: string): CreatedTenant {
-  type Key = string | { id?: string; api_key?: string };
-  const made = JSON.parse(text) as { tenant_id: string; api_key: Key; api_key_id?: string; api_keys?: Key[] };
-  const secretOf = (key: Key): string => (typeof key === 'string' ? key : String(key.api_key));
-  const keyId = typeof made.api_key === 'string' ? (made.api_key_id ?? null) : (made.api_key.id ?? null);
-  return { tenantId: made.tenant_id, keyId, secrets: (made.api_keys ?? [made.api_key]).map(secretOf) };
+  const made = JSON.parse(text) as { tenant_id: string; api_key: string; api_keys: Array<{ id: string; api_key: string }> };
+  const keyId = made.api_keys.find((key) => key.api_key === made.api_key)?.id ?? null;
+  return { tenantId: made.tenant_id, keyId, secrets: made.api_keys.map((key) => key.api_key) };
 }
 
 function numberOf(value: string | undefined): number | undefined {

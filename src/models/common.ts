@@ -48,6 +48,28 @@ export function openEnumValues(schema: object): readonly string[] | undefined {
   return OPEN_ENUM_VALUES.get(schema);
 }
 
+/** The check of {@link distinctList}: every item differs (compared as JSON text). */
+function distinctItems(items: readonly unknown[]): boolean {
+  return new Set(items.map((item) => JSON.stringify(item))).size === items.length;
+}
+
+/**
+ * A request's list of one or more distinct items: `[]` and a repeated item are refused, with
+ * `what` naming the items in the messages.
+ */
+export function distinctList<T extends z.core.SomeType>(item: T, what: string): z.ZodMiniArray<T> {
+  return z.array(item).check(z.minLength(1, `Name at least one ${what}`), z.refine(distinctItems, `Name each ${what} once`));
+}
+
+/**
+ * Whether `schema` is a {@link distinctList}: for tools that describe the API, the JSON Schema
+ * `uniqueItems` that its refinement has no form for (`minItems` comes from zod itself).
+ */
+export function isDistinctList(schema: object): boolean {
+  const checks = (schema as { _zod?: { def?: { checks?: Array<{ _zod: { def: { fn?: unknown } } }> } } })._zod?.def?.checks ?? [];
+  return checks.some((check) => check._zod.def.fn === distinctItems);
+}
+
 /** An identifier: a UUID in canonical text form. */
 export const Uuid = /* @__PURE__ */ lazy(() =>
   z.string().check(

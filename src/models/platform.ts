@@ -4,7 +4,7 @@
  */
 import * as z from 'zod/mini';
 import { lazy } from './lazy.js';
-import { ListParams, NullableString, OptionalTimestamp, Timestamp, openEnum } from './common.js';
+import { ListParams, NullableString, OptionalTimestamp, Timestamp, distinctList, openEnum } from './common.js';
 
 export { API_KEY_FORMAT } from './api-key.js';
 
@@ -199,22 +199,29 @@ export type ListEventsParams = z.infer<typeof ListEventsParams>;
 /** Sandbox extension: body of `POST /v1/test_helpers/tenants`. */
 export const CreateTenantBody = /* @__PURE__ */ lazy(() =>
   z.strictObject({
-    capabilities: z.optional(z.array(z.string())),
+    /** The new key's capabilities: one or more, each once (default: all of them). */
+    capabilities: z.optional(distinctList(z.string(), 'capability')),
     /** A tenant snapshot (`GET /v1/test_helpers/tenant/snapshot`): the new tenant is a fork of it. */
-    snapshot: z.optional(z.record(z.string(), z.unknown())),
+    snapshot: z.optional(TenantSnapshotDocument),
   }));
 /** Sandbox extension: body of `POST /v1/test_helpers/tenants`. */
 export type CreateTenantBody = z.infer<typeof CreateTenantBody>;
 
-/** Sandbox extension: answer of `POST /v1/test_helpers/tenants`. */
+/**
+ * Sandbox extension: answer of `POST /v1/test_helpers/tenants`. `api_key` is the secret a caller
+ * uses, as `serve` prints it (`sk_test_...`, ready for `Authorization: Bearer`); `api_keys` are
+ * the tenant's keys as the reference's API key objects with their secrets (one for a new tenant;
+ * a fork's, one for each key of the snapshot in its order, revoked ones included).
+ */
 export const Tenant = /* @__PURE__ */ lazy(() =>
   z.looseObject({
     tenant_id: z.string(),
-    api_key: ApiKeyWithSecret,
-    /** A fork's keys, one for each key of the snapshot in its order (absent for a new empty tenant). */
-    api_keys: z.optional(z.array(ApiKeyWithSecret)),
+    /** The secret of the key a caller is handed (a fork's: its first key not revoked). */
+    api_key: z.string(),
+    /** Every key of the tenant, with its secret, as `POST /v1/api-keys/{id}/rotate` answers one. */
+    api_keys: z.array(ApiKeyWithSecret),
   }));
-/** Sandbox extension: a new tenant and its first API key. */
+/** Sandbox extension: a new tenant, the secret of its API key, and its keys. */
 export type Tenant = z.infer<typeof Tenant>;
 
 /**

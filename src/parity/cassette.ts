@@ -116,9 +116,19 @@ function overlaps(a: Exchange, b: Exchange): boolean {
 }
 
 /**
+ * The stand-in of a redacted API key in a replayed answer (`sk_test_[redacted:2]` ->
+ * `sk_test_Redacted000...0002`): the form of a key, so that a caller that uses a key it was
+ * answered (a tenant made for the run) goes on; a replay never checks keys.
+ */
+function standInKey(_token: string, env: string, n: string): string {
+  return `sk_${env}_Redacted${n.padStart(24, '0')}`;
+}
+
+/**
  * A `fetch` that answers each request with the next exchange of the cassette, offline, byte
- * for byte. A request must match the next exchange on method, path (with query) and body
- * (after the same redaction); anything else rejects with {@link UnrecordedRequestError}.
+ * for byte, but for redacted API keys, answered as stand-ins of a key's form. A request must
+ * match the next exchange on method, path (with query) and body (after the same redaction);
+ * anything else rejects with {@link UnrecordedRequestError}.
  *
  * @param cassette - A cassette object or its JSON text.
  */
@@ -152,7 +162,7 @@ export function replayFetch(cassette: Cassette | string): ReplayFetch {
     while (used.has(next)) next++;
     const { status, statusText, headers, body: answer } = chosen.e.response;
     const empty = status === 204 || status === 205 || status === 304;
-    return new Response(empty ? null : answer, { status, statusText, headers });
+    return new Response(empty ? null : answer.replace(KEY_TOKEN, standInKey), { status, statusText, headers });
   };
   return Object.assign(replay, {
     remaining: () => tape.exchanges.length - used.size,
@@ -230,12 +240,15 @@ function randomToken(length: number): string {
   return Array.from({ length }, () => alphabet[Math.floor(Math.random() * alphabet.length)]).join('');
 }
 
-/** The key token the cassette's requests use most: the recording caller's own key. */
+/** The key token the cassette's requests use most, of those no answer gave first: the recording caller's own key. */
 function callerKeyToken(tape: Cassette): string | undefined {
   const counts = new Map<string, number>();
+  // A key an answer gave first (a tenant made for the run, a rotation) is learned from the target's answer, not the caller's.
+  const answered = new Set<string>();
   for (const e of tape.exchanges) {
     const match = /sk_(?:test|live)_\[redacted:\d+\]/.exec(e.request.headers['authorization'] ?? '');
-    if (match !== null) counts.set(match[0], (counts.get(match[0]) ?? 0) + 1);
+    if (match !== null && !answered.has(match[0])) counts.set(match[0], (counts.get(match[0]) ?? 0) + 1);
+    for (const token of e.response.body.match(KEY_TOKEN) ?? []) answered.add(token);
   }
   return [...counts].sort((a, b) => b[1] - a[1])[0]?.[0];
 }

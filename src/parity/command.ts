@@ -30,6 +30,8 @@ export interface ConformanceCommandOptions {
   received?: (() => ReceivedWebhook[] | Promise<ReceivedWebhook[]>) | undefined;
   /** The fetch (tests). */
   fetch?: FetchLike | undefined;
+  /** `--key-tenant`: `'key'`, run in the API key's tenant; default `'own'`, a tenant made for the run where the deployment can make one. */
+  tenant?: 'own' | 'key' | undefined;
 }
 
 /** Where the command writes. */
@@ -57,6 +59,7 @@ export async function runConformanceCommand(options: ConformanceCommandOptions, 
       ...(options.scenarios === undefined ? {} : { scenarios: options.scenarios }),
       ...(options.pacing === undefined ? {} : { pacing: options.pacing }),
       exerciseRateLimit: options.exerciseRateLimit === true,
+      ...(options.tenant === undefined ? {} : { tenant: options.tenant }),
       onProgress: (r, i, total) => out.stderr(`[${i + 1}/${total}] ${r.verdict.padEnd(7)} ${r.id}${r.reason === undefined ? '' : ` (${r.reason})`}\n`),
     });
     out.stdout(options.json === true ? formatJson(report) : formatTable(report));
@@ -65,6 +68,8 @@ export async function runConformanceCommand(options: ConformanceCommandOptions, 
   } catch (error) {
     if (error instanceof ConformanceOptionsError) {
       out.stderr(`conformance: ${error.message}\n`);
+      // With --json, stdout carries the failure too: the one document a script reads.
+      if (options.json === true) out.stdout(`${JSON.stringify({ ok: false, error: { code: 'usage_error', message: error.message } })}\n`);
       return 2;
     }
     throw error;

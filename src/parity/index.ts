@@ -46,6 +46,7 @@ export type {
   Scenario,
   ScenarioResult,
   ConformanceReport,
+  ConformanceTenant,
   ConformanceOptions,
   ReceivedWebhook,
   PacingOptions,

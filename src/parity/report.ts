@@ -37,10 +37,11 @@ export function formatTable(report: ConformanceReport, options: { width?: number
   const head = line(['Scenario › check', 'Expected', 'Observed', 'Verdict']);
   const c = report.counts;
   const summary = `${report.scenarios.length} scenarios against ${report.baseUrl} (run ${report.runId}): ${c.pass} pass, ${c.finding} finding, ${c.fail} fail, ${c.error} error, ${c.skipped} skipped.`;
+  const where = report.tenant.made ? `In tenant ${report.tenant.id ?? ''}, made for this run: the API key's tenant was not touched.` : `In the API key's tenant${report.tenant.note === undefined ? '' : ` (${report.tenant.note})`}: the run added its users, conversions and webhook endpoints there.`;
   const meaning = report.ok
     ? 'Every promise of the reference holds. FINDING rows are answers where the reference says "not shown" and the platform differs from docs/decisions.md; see docs/parity.md.'
     : 'A promise of the reference differs (FAIL) or a scenario could not finish (ERROR): exit code 1. See docs/parity.md.';
-  return [head, '-'.repeat(head.length), ...all.map(line), '', summary, meaning, ''].join('\n');
+  return [head, '-'.repeat(head.length), ...all.map(line), '', summary, where, meaning, ''].join('\n');
 }
 
 /** The report as JSON text (the `--json` output). */

@@ -8,7 +8,7 @@ import { ScenarioContext, ScenarioStop, type Observed, type ScenarioScript } fro
 import { pacedFetch } from './pacing.js';
 import { DEFAULT_PIX_FIXTURES } from './reference.js';
 import { SCENARIOS } from './scenarios/index.js';
-import type { ConformanceOptions, ConformanceReport, ScenarioResult, Verdict } from './types.js';
+import type { ConformanceOptions, ConformanceReport, ConformanceTenant, ScenarioResult, Verdict } from './types.js';
 
 /** Thrown before any request when the options are unsafe or invalid (a live key, a bad URL). */
 export class ConformanceOptionsError extends Error {
@@ -33,6 +33,7 @@ function validate(options: ConformanceOptions): string {
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new ConformanceOptionsError(`baseUrl must be http(s), got ${url.protocol}`);
   if (options.runId !== undefined && !/^[A-Za-z0-9_-]{1,40}$/.test(options.runId)) throw new ConformanceOptionsError('runId: 1 to 40 letters, digits, _ or -.');
+  if (options.tenant !== undefined && options.tenant !== 'own' && options.tenant !== 'key') throw new ConformanceOptionsError(`tenant must be 'own' or 'key', got ${JSON.stringify(options.tenant)}.`);
   return url.href.replace(/\/+$/, '');
 }
 
@@ -64,9 +65,46 @@ function verdictOf(result: Pick<ScenarioResult, 'checks'>): Verdict {
 }
 
 /**
+ * A tenant for the run (`POST /v1/test_helpers/tenants` with the caller's key): its key, or the
+ * caller's with a note when the deployment cannot make one (the platform's own sandbox: 404; a
+ * key without `sandbox:control`: 403). A server of an older version answered the key object.
+ */
+async function ownTenant(fetch: FetchLike, baseUrl: string, apiKey: string): Promise<{ apiKey: string; tenant: ConformanceTenant }> {
+  let response: Response;
+  try {
+    response = await fetch(`${baseUrl}/v1/test_helpers/tenants`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() },
+      body: '{}',
+    });
+  } catch (error) {
+    return { apiKey, tenant: { made: false, id: null, note: `the deployment could not be asked for a tenant (${error instanceof Error ? error.message : String(error)}): the API key's tenant is used` } };
+  }
+  const text = await response.text();
+  if (response.status === 201) {
+    try {
+      const made = JSON.parse(text) as { tenant_id?: unknown; api_key?: unknown };
+      const key = typeof made.api_key === 'string' ? made.api_key : (made.api_key as { api_key?: unknown } | null | undefined)?.api_key;
+      if (typeof key === 'string' && typeof made.tenant_id === 'string') return { apiKey: key, tenant: { made: true, id: made.tenant_id } };
+    } catch {
+      // Not the answer of a tenant: as below.
+    }
+  }
+  let code = '';
+  try {
+    code = String((JSON.parse(text) as { code?: unknown }).code ?? '');
+  } catch {
+    // No envelope.
+  }
+  return { apiKey, tenant: { made: false, id: null, note: `the deployment cannot make tenants (POST /v1/test_helpers/tenants answered ${response.status}${code === '' ? '' : ` ${code}`}): the API key's tenant is used` } };
+}
+
+/**
  * Runs the conformance scenarios against `baseUrl` with `apiKey` and returns the report.
- * Refuses a `sk_live_` key; creates only its own users (external ids under the run prefix)
- * and touches nothing else; paces quotes under the 60-a-minute limit unless `pacing: false`.
+ * Refuses a `sk_live_` key. Runs in a tenant of its own where the deployment can make one
+ * (`tenant`), else in the key's, where it creates only its own users (external ids under the
+ * run prefix), webhook endpoints and conversions, and touches nothing else; paces quotes under
+ * the 60-a-minute limit unless `pacing: false`.
  *
  * @param options - Where to run, with what key, and which scenarios.
  * @returns The report; `report.ok` is `false` when a promise of the reference differs.
@@ -82,6 +120,8 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   const paced = options.pacing === false ? unpaced : observingFetch(pacedFetch(base, options.pacing), shared.observed);
   const runId = options.runId ?? defaultRunId();
   const started = Date.now();
+  const { apiKey, tenant } =
+    options.tenant === 'key' ? { apiKey: options.apiKey, tenant: { made: false, id: null } } : await ownTenant(unpaced, baseUrl, options.apiKey);
   const results: ScenarioResult[] = [];
   for (const [index, scenario] of scenarios.entries()) {
     const t0 = Date.now();
@@ -91,7 +131,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
       result.reason = 'needs a webhook receiver URL (receiverUrl / --receiver-url)';
     } else {
       const ctx = new ScenarioContext({
-        baseUrl, apiKey: options.apiKey, fetch: scenario.needsRateLimit === true ? unpaced : paced, runId,
+        baseUrl, apiKey, fetch: scenario.needsRateLimit === true ? unpaced : paced, runId,
         pixFixtures: options.pixFixtures ?? DEFAULT_PIX_FIXTURES, receiverUrl: options.receiverUrl, received: options.received,
         webhookWaitMs: options.webhookWaitMs ?? 30_000, sleep, shared,
       });
@@ -118,6 +158,6 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   for (const r of results) counts[r.verdict]++;
   return {
     baseUrl, runId, startedAt: new Date(started).toISOString(), durationMs: Date.now() - started,
-    ok: counts.fail === 0 && counts.error === 0, counts, scenarios: results,
+    ok: counts.fail === 0 && counts.error === 0, tenant, counts, scenarios: results,
   };
 }

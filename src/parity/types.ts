@@ -80,6 +80,8 @@ export interface ConformanceReport {
   durationMs: number;
   /** `true` when no promise differs and no scenario errored: the exit code is 0 exactly then. */
   ok: boolean;
+  /** The tenant the run used: one made for it, or the API key's. */
+  tenant: ConformanceTenant;
   /** How many scenarios got each verdict. */
   counts: Record<Verdict, number>;
   /** Every scenario, in run order. */
@@ -132,4 +134,21 @@ export interface ConformanceOptions {
   exerciseRateLimit?: boolean;
   /** How long to wait for webhook deliveries, in ms (default 30,000). */
   webhookWaitMs?: number;
+  /**
+   * Where the run's users, conversions, webhook endpoints and clock moves go. `'own'` (the
+   * default): a tenant made for the run with `POST /v1/test_helpers/tenants`, where the
+   * deployment can make one (this package's sandbox and server); else, and with `'key'`, the
+   * tenant of `apiKey`. The report says which ({@link ConformanceReport.tenant}).
+   */
+  tenant?: 'own' | 'key';
+}
+
+/** The tenant a run used. */
+export interface ConformanceTenant {
+  /** `true`: made for this run; `false`: the tenant of the API key, whose data the run added to. */
+  made: boolean;
+  /** The made tenant's id (`null`: the API key's tenant). */
+  id: string | null;
+  /** Why the run is in the API key's tenant when it was asked for its own (the deployment cannot make tenants). */
+  note?: string;
 }

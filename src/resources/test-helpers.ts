@@ -85,7 +85,17 @@ export class UserTestHelpers extends APIResource {
 
 /** Sandbox extension: tenants. */
 export class TenantTestHelpers extends APIResource {
-  /** `POST /v1/test_helpers/tenants`: a new isolated tenant and its first API key (with its secret). */
+  /**
+   * `POST /v1/test_helpers/tenants`: a new isolated tenant (or, with `{ snapshot }`, a fork of
+   * one). Its `api_key` is the secret to use, as `serve` prints it; `api_keys` its keys as API key
+   * objects with their secrets.
+   *
+   * @example
+   * ```ts
+   * const { api_key } = await client.testHelpers.tenants.create({ capabilities: ['users:read'] });
+   * const reader = new PixUsdt({ apiKey: api_key, baseUrl });
+   * ```
+   */
   create(body: CreateTenantBody = {}, options?: RequestOptions): ApiPromise<Tenant> {
     return this._post('/v1/test_helpers/tenants', { model: (m) => m.Tenant }, body, options);
   }

@@ -116,6 +116,10 @@ describe('the inspector in Chromium', () => {
     await delivered.first().waitFor();
     expect(received).toContain('conversion.completed');
     expect(await page.locator('.diagram .node.current').getAttribute('data-state')).toBe('completed');
+    // A finished conversion is offered no action (issue 36); a delivery line reads "to URL, 1 attempt, receiver answered 200".
+    await page.getByTestId('no-actions').filter({ hasText: 'completed' }).waitFor();
+    expect(await page.getByRole('button', { name: /^(Liquidate|Expire|Cancel|Fail|Simulate .*)$/ }).count()).toBe(0);
+    expect(await delivered.first().textContent()).toMatch(new RegExp(`succeeded\\s*to ${receiverUrl}, 1 attempt, receiver answered 200 in \\d+ ms`));
     expect(await axe(page)).toEqual([]);
     await screenshot(page, 'inspector-conversion', true);
 
@@ -123,7 +127,7 @@ describe('the inspector in Chromium', () => {
     const completedDelivery = page.locator('li', { hasText: 'conversion.completed' }).getByTestId('delivery');
     const before = received.filter((t) => t === 'conversion.completed').length;
     await completedDelivery.getByRole('button', { name: 'Redeliver' }).click();
-    await completedDelivery.filter({ hasText: '2 attempt(s)' }).waitFor();
+    await completedDelivery.filter({ hasText: '2 attempts' }).waitFor();
     expect(received.filter((t) => t === 'conversion.completed').length).toBe(before + 1);
 
     // The offramp: an under-deposit puts it in standby; advancing the clock abandons it.
@@ -133,6 +137,9 @@ describe('the inspector in Chromium', () => {
     await page.getByLabel('Amount').fill('60.000000');
     await page.getByRole('button', { name: 'Simulate USDT deposit' }).click();
     await page.getByTestId('path').filter({ hasText: 'awaiting_deposit → standby' }).waitFor();
+    // In standby: liquidate, a late deposit or fail; no expire, no cancel.
+    await page.getByRole('button', { name: 'Liquidate' }).waitFor();
+    expect(await page.getByRole('button', { name: /^(Expire|Cancel)$/ }).count()).toBe(0);
     await page.getByRole('button', { name: '+8 days' }).click();
     await page.getByTestId('path').filter({ hasText: 'awaiting_deposit → standby → abandoned' }).waitFor();
     expect(await page.locator('.diagram .node.current').getAttribute('data-state')).toBe('abandoned');

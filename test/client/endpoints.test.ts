@@ -195,7 +195,7 @@ const rows: Row[] = [
     path: '/v1/test_helpers/tenants',
     body: { capabilities: ['sandbox:control'] },
     status: 201,
-    answer: { tenant_id: 'tn_1', api_key: { ...f.apiKey, api_key: 'sk_test_tenant' } },
+    answer: { tenant_id: 'tn_1', api_key: 'sk_test_tenant', api_keys: [{ ...f.apiKey, api_key: 'sk_test_tenant' }] },
   },
   {
     name: 'testHelpers.tenants.snapshot',

@@ -92,8 +92,8 @@ beforeAll(async () => {
   const endpoint = JSON.parse((await call('POST', '/v1/webhook_endpoints', { url: 'https://partner.example/hooks', event_types: ['*'] })).text) as { id: string };
   fixtureIds.push(user.id, quote.id, conversion.id, endpoint.id);
   // A key of another tenant that may only read users: the 403s.
-  const limited = JSON.parse((await call('POST', '/v1/test_helpers/tenants', { capabilities: ['users:read'] })).text) as { api_key: { api_key: string } };
-  limitedKey = limited.api_key.api_key;
+  const limited = JSON.parse((await call('POST', '/v1/test_helpers/tenants', { capabilities: ['users:read'] })).text) as { api_key: string };
+  limitedKey = limited.api_key;
   expect(fixtureIds.every((id) => /^[0-9a-f-]{36}$/.test(id))).toBe(true);
 });
 

@@ -75,7 +75,12 @@ export function valid(schema: Schema, ids: fc.Arbitrary<string>, depth = 0): fc.
     case 'null':
       return fc.constant(null);
     case 'array':
-      return depth > 4 ? fc.constant([]) : fc.array(valid((s['items'] as Schema | undefined) ?? {}, ids, depth + 1), { minLength: (s['minItems'] as number | undefined) ?? 0, maxLength: 3 });
+    {
+      if (depth > 4) return fc.constant([]);
+      const items = valid((s['items'] as Schema | undefined) ?? {}, ids, depth + 1);
+      const size = { minLength: (s['minItems'] as number | undefined) ?? 0, maxLength: 3 };
+      return s['uniqueItems'] === true ? fc.uniqueArray(items, { ...size, selector: (v) => JSON.stringify(v) }) : fc.array(items, size);
+    }
     case 'object': {
       const properties = Object.fromEntries(Object.entries((s['properties'] as Record<string, Schema> | undefined) ?? {}).filter(([, p]) => resolve(p)['readOnly'] !== true));
       const record = fc.record(

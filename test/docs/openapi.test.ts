@@ -1,11 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { ROOT, loadRoutes } from '../../scripts/docs/generated.js';
 import { buildOpenApi, openApiPath } from '../../scripts/docs/openapi.js';
 import { RESPONSES } from '../../scripts/docs/responses.js';
 import { PixUsdt } from '../../src/index.js';
+import { createSandbox } from '../../src/sandbox/index.js';
 import { CAPABILITIES } from '../../src/sandbox/core/capabilities.js';
 import { ERROR_STATUS } from '../../src/sandbox/core/errors.js';
 
@@ -153,6 +155,39 @@ describe('docs/openapi.json', () => {
   it('fails with a clear message for a route missing from the response table', () => {
     const route = { method: 'POST' as const, path: '/v1/unknown', capability: 'users:read' as const, idempotency: 'required' as const };
     expect(() => buildOpenApi([route], { version: '0.0.0' })).toThrow(/responses\.ts has no entry for the sandbox route POST \/v1\/unknown/);
+  });
+});
+
+// Issue 36: the document was wider than the route (it took `capabilities: []`, a repeated
+// capability and `snapshot: {}`, which the route refuses). Both verdicts, for the same bodies.
+describe('the document and the route agree on the bodies of POST /v1/test_helpers/tenants', () => {
+  const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+  ajv.addSchema(doc as unknown as Record<string, unknown>, 'https://pix-usdt.local/openapi.json');
+  const schema = (doc.paths['/v1/test_helpers/tenants']?.['post']?.requestBody as { content: { 'application/json': { schema: { $ref: string } } } }).content['application/json'].schema;
+  const documentAccepts = ajv.compile({ $ref: `https://pix-usdt.local/openapi.json${schema.$ref}` });
+  const sandbox = createSandbox({ seed: 36 });
+  const snapshot = sandbox.exportTenant();
+  const routeAccepts = async (body: unknown): Promise<boolean> => {
+    const answer = await sandbox.fetch('/v1/test_helpers/tenants', { method: 'POST', headers: { authorization: `Bearer ${sandbox.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    if (answer.status !== 201 && answer.status !== 400) throw new Error(`${answer.status} ${await answer.text()}`);
+    return answer.status === 201;
+  };
+
+  it.each([
+    ['no capabilities', { capabilities: [] }, false],
+    ['a capability twice', { capabilities: ['users:read', 'users:read'] }, false],
+    ['an empty snapshot', { snapshot: {} }, false],
+    ['a snapshot of another format', { snapshot: { ...snapshot, format: 'pix-usdt-sandbox' } }, false],
+    ['a snapshot without its tenant', { snapshot: { ...snapshot, tenant: undefined } }, false],
+    ['an unknown capability', { capabilities: ['users:fly'] }, false],
+    ['an unknown field', { name: 'x' }, false],
+    ['nothing', {}, true],
+    ['one capability', { capabilities: ['users:read'] }, true],
+    ['two capabilities', { capabilities: ['users:read', 'sandbox:control'] }, true],
+    ['a snapshot of a tenant', { snapshot }, true],
+  ])('%s: the same verdict', async (_, body, accepted) => {
+    expect(documentAccepts(body), JSON.stringify(documentAccepts.errors)).toBe(accepted);
+    expect(await routeAccepts(body)).toBe(accepted);
   });
 });
 

@@ -61,8 +61,8 @@ describe("the inspector's console behind the Worker", () => {
   it("asks for the operator's token, keeps it in sessionStorage, sends it as a header only", async () => {
     const made = await fetch(`${base}/v1/test_helpers/tenants`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: '{}' });
     expect(made.status).toBe(201);
-    const tenant = (await made.json()) as { tenant_id: string; api_key: string | { api_key: string } };
-    const tenantKey = typeof tenant.api_key === 'string' ? tenant.api_key : tenant.api_key.api_key;
+    const tenant = (await made.json()) as { tenant_id: string; api_key: string };
+    const tenantKey = tenant.api_key;
 
     const page = await browser.newPage();
     const sent: Array<{ url: string; authorization: string | undefined }> = [];

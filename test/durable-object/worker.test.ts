@@ -25,8 +25,8 @@ async function shape(response: Response): Promise<{ status: number; code: unknow
 async function operatorTenant(): Promise<{ tenantId: string; apiKey: string }> {
   const made = await call('/v1/test_helpers/tenants', `Bearer ${TOKEN}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
   expect(made.status).toBe(201);
-  const body = (await made.json()) as { tenant_id: string; api_key: string | { api_key: string } };
-  return { tenantId: body.tenant_id, apiKey: typeof body.api_key === 'string' ? body.api_key : body.api_key.api_key };
+  const body = (await made.json()) as { tenant_id: string; api_key: string };
+  return { tenantId: body.tenant_id, apiKey: body.api_key };
 }
 
 describe('the Worker in process', () => {

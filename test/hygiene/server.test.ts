@@ -62,8 +62,8 @@ describe('sandbox server hygiene', () => {
     expect((await call('GET', '/v1/users', secrets[2] as string)).status).toBe(401);
     expect((await call('GET', '/v1/users/00000000-0000-4000-8000-000000000000', api_key)).status).toBe(404);
     expect((await call('POST', '/v1/users', api_key, { external_id: 1 })).status).toBe(400);
-    const tenant = await call('POST', '/v1/test_helpers/tenants', api_key, { capabilities: [] });
-    const powerless = (tenant.json['api_key'] as { api_key: string }).api_key;
+    const tenant = await call('POST', '/v1/test_helpers/tenants', api_key, { capabilities: ['webhooks:read'] });
+    const powerless = tenant.json['api_key'] as string;
     secrets.push(powerless);
     expect((await call('GET', '/v1/users', powerless)).status).toBe(403);
     const keys = await call('GET', '/v1/api-keys', api_key);

@@ -180,6 +180,9 @@ const NODE_RESOLUTION: Record<string, [string, string]> = {
   'pix-usdt/parity': ['dist/parity.js', 'dist/parity.cjs'],
   'pix-usdt/testing': ['dist/testing.js', 'dist/testing.cjs'],
   'pix-usdt/durable-object': ['dist/durable-object.js', 'dist/durable-object.cjs'],
+  // The JSON documents (issue 36), the repository's own files.
+  'pix-usdt/openapi.json': ['docs/openapi.json', 'docs/openapi.json'],
+  'pix-usdt/scenario-file.schema.json': ['docs/scenario-file.schema.json', 'docs/scenario-file.schema.json'],
 };
 
 // What a partner's browser app ships: the client with its errors, or the webhook helpers; and

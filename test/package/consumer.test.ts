@@ -5,13 +5,15 @@
 // are checked too, by TypeScript 5 and TypeScript 7, and the compiled ESM and CommonJS consumers
 // run. The consumer imports every entry of package.json `exports` (new entries are covered
 // without editing this file) and exercises client.on(...), the sandbox and the webhooks.
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 import { x as untar } from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { entrySpecifiers, packShared, root, type Packed } from './pack.js';
+import { entrySpecifiers, jsonEntries, packShared, root, type Packed } from './pack.js';
 
 const COMPILERS = {
   'TypeScript 5': join(root, 'node_modules/typescript/bin/tsc'),
@@ -145,3 +147,56 @@ describe.each(Object.keys(COMPILERS) as Array<keyof typeof COMPILERS>)('a consum
     for (const [specifier, exported] of result.entries) expect(exported, specifier).toBeGreaterThan(0);
   }, 120_000);
 });
+
+// Issue 36: the README's first example failed as pasted (top-level await in a CommonJS project
+// under tsx; a quote of a user whose KYC nobody approved). It runs here as a user runs it: the
+// first ```ts block of README.md saved as quick.ts, `npx tsx quick.ts` (the tsx a user
+// installs beside it), in a default project of `npm init -y` and in a "type": "module" one.
+describe("README.md's first example, from the packed tarball", () => {
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const example = /```ts\n([\s\S]*?)```/.exec(readme)?.[1] as string;
+  const projects = {
+    // `npm init -y` writes no "type" (npm 10) or "type": "commonjs" (npm 11): CommonJS either way.
+    commonjs: { name: 'readme-cjs', version: '1.0.0', main: 'index.js', license: 'ISC' },
+    module: { name: 'readme-esm', version: '1.0.0', main: 'index.js', license: 'ISC', type: 'module' },
+  };
+
+  it('is the one the README tells to save as quick.ts and run with npx tsx quick.ts', () => {
+    expect(readme).toMatch(/Save it\s+as `quick\.ts` and run `npx tsx quick\.ts`/);
+    expect(readme.indexOf(example)).toBeLessThan(readme.indexOf('```sh\nnpx pix-usdt-sandbox serve'));
+  });
+
+  // Side by side: each is a tsx start of a few seconds.
+  it.concurrent.each(Object.keys(projects) as Array<keyof typeof projects>)('runs as pasted in a %s project: a conversion awaiting its Pix', async (kind) => {
+    const dir = join(scratch, `readme-${kind}`);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'package.json'), JSON.stringify(projects[kind], null, 2));
+    writeFileSync(join(dir, 'quick.ts'), example);
+    const { stdout } = await promisify(execFile)(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), 'quick.ts'], { cwd: dir, timeout: 60_000 });
+    expect(stdout).toMatch(/^awaiting_deposit 000201.+$/m);
+  }, 90_000);
+});
+
+// Issue 36: the scenario files' `$schema` and the OpenAPI document are in the package, under
+// the names `exports` gives them, byte for byte the repository's.
+describe('the JSON documents of the package', () => {
+  it('openapi.json and scenario-file.schema.json resolve through exports to the repository\'s files', () => {
+    const require = createRequire(join(scratch, 'nodenext-cjs', 'index.js'));
+    const documents = jsonEntries(packed.manifest);
+    expect(documents.map((d) => d.specifier).sort()).toEqual(['pix-usdt/openapi.json', 'pix-usdt/scenario-file.schema.json']);
+    for (const { specifier, file } of documents) {
+      const shipped = require.resolve(specifier);
+      expect(shipped, specifier).toBe(join(scratch, 'node_modules', 'pix-usdt', file));
+      expect(readFileSync(shipped, 'utf8'), specifier).toBe(readFileSync(join(root, file), 'utf8'));
+      expect(Object.keys(require(specifier) as object).length, specifier).toBeGreaterThan(2);
+    }
+  });
+
+  it("the docs' $schema is the shipped schema's path in a project", () => {
+    const testing = readFileSync(join(root, 'docs/testing.md'), 'utf8');
+    const schema = /"\$schema": "([^"]+)"/.exec(testing)?.[1];
+    expect(schema).toBe('./node_modules/pix-usdt/docs/scenario-file.schema.json');
+    expect(readFileSync(join(scratch, schema as string), 'utf8')).toBe(readFileSync(join(root, 'docs/scenario-file.schema.json'), 'utf8'));
+  });
+});
+

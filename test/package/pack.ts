@@ -41,11 +41,18 @@ export function exportTargets(value: unknown): string[] {
   return [];
 }
 
-/** The import specifiers of the package's entries: `pix-usdt`, `pix-usdt/webhooks`, ... */
+/** The import specifiers of the package's code entries: `pix-usdt`, `pix-usdt/webhooks`, ... (not its JSON documents). */
 export function entrySpecifiers(manifest: Packed['manifest']): string[] {
   return Object.keys(manifest.exports)
-    .filter((key) => key !== './package.json')
+    .filter((key) => !key.endsWith('.json'))
     .map((key) => (key === '.' ? manifest.name : `${manifest.name}/${key.slice(2)}`));
+}
+
+/** The JSON documents the package ships under a stable name (issue 36): `exports` key -> the repository's file. */
+export function jsonEntries(manifest: Packed['manifest']): Array<{ specifier: string; file: string }> {
+  return Object.entries(manifest.exports)
+    .filter(([key]) => key.endsWith('.json') && key !== './package.json')
+    .map(([key, target]) => ({ specifier: `${manifest.name}/${key.slice(2)}`, file: (target as string).replace(/^\.\//, '') }));
 }
 
 /**

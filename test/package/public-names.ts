@@ -490,6 +490,7 @@ export const PUBLIC_NAMES: Readonly<Record<string, readonly string[]>> = {
     'type ConformanceOptions',
     'ConformanceOptionsError',
     'type ConformanceReport',
+    'type ConformanceTenant',
     'DEFAULT_PIX_FIXTURES',
     'diffCassette',
     'type DiffCassetteOptions',

@@ -11,8 +11,9 @@ const paths = packed.files.map((f) => f.path);
 // Unpacked bytes. 3.6 MB with source maps; about 1.15 MB without. Headroom for growth, not for
 // the maps to come back (they alone were 2.5 MB). Packed: see docs/decisions.md, "Tarball budget
 // after issues 21 to 28", "with pix-usdt/durable-object" and "with the tenant-document schema"
-// (each feature's share measured side by side).
-const UNPACKED_BUDGET = 2_600_000;
+// (each feature's share measured side by side). Issue 36 ships docs/openapi.json (205 kB, 15 kB
+// gzipped) and the scenario-file schema (12 kB): both budgets grew by their size.
+const UNPACKED_BUDGET = 2_850_000;
 const TARBALL_BUDGET = 720_000;
 
 describe('the packed tarball', () => {
@@ -26,8 +27,8 @@ describe('the packed tarball', () => {
     for (const target of targets) expect(paths, target).toContain(target);
   });
 
-  it('holds only the built code, its typings and the package texts', () => {
-    const allowed = /^(package\.json|README\.md|CHANGELOG\.md|LICENSE(\.md)?|dist\/.+\.(js|cjs|d\.ts|d\.cts))$/;
+  it('holds only the built code, its typings, the package texts and the two JSON documents', () => {
+    const allowed = /^(package\.json|README\.md|CHANGELOG\.md|LICENSE(\.md)?|dist\/.+\.(js|cjs|d\.ts|d\.cts)|docs\/(openapi|scenario-file\.schema)\.json)$/;
     expect(paths.filter((p) => !allowed.test(p))).toEqual([]);
     // No source maps (the largest files, which served nobody), no sources, no tests.
     expect(paths.some((p) => p.endsWith('.map'))).toBe(false);

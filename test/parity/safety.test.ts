@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { PixUsdt, type FetchLike } from 'pix-usdt';
-import { ConformanceOptionsError, formatJson, formatJunit, pacedFetch, recordingFetch, runConformance } from 'pix-usdt/parity';
+import { ConformanceOptionsError, formatJson, formatJunit, formatTable, pacedFetch, recordingFetch, runConformance } from 'pix-usdt/parity';
 import { cpf } from '../support/fixtures.js';
 import { FAST, sandboxWithReceiver } from './helpers.js';
 
@@ -53,6 +53,41 @@ describe('safety', () => {
     expect(foreign).toEqual([]);
     expect(exchanges.some((e) => e.request.method !== 'GET' && `${e.request.path} ${e.request.body}`.includes(theirs.id))).toBe(false);
     expect(await owner.users.retrieve(theirs.id)).toEqual(theirs);
+  });
+
+  // Issue 36: a run changed the tenant the user develops on (its users, and about 60 deliveries to its receiver).
+  it("runs in a tenant of its own, made for the run and named in the report; the key's tenant gets nothing", async () => {
+    const { sandbox, received } = sandboxWithReceiver();
+    const owner = new PixUsdt({ apiKey: sandbox.apiKey, baseUrl: 'https://sandbox.test', fetch: sandbox.fetch });
+    await owner.webhookEndpoints.create({ url: 'https://partner.example/hooks', event_types: ['*'] });
+    const report = await runConformance({ ...FAST, baseUrl: 'https://sandbox.test', apiKey: sandbox.apiKey, fetch: sandbox.fetch, scenarios: ['users.', 'conversions.onramp-completed'] });
+    expect(report.ok).toBe(true);
+    expect(report.tenant).toEqual({ made: true, id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    expect(report.tenant.id).not.toBe(sandbox.tenantId);
+    expect(formatTable(report)).toContain(`In tenant ${report.tenant.id}, made for this run: the API key's tenant was not touched.`);
+    // The key's tenant: no user, no event, no delivery to its endpoint.
+    expect((await owner.users.list()).data).toEqual([]);
+    await sandbox.webhooks.flush();
+    expect(received).toEqual([]);
+    expect(sandbox.events().filter((e) => e.type.startsWith('conversion.'))).toEqual([]);
+  });
+
+  it("runs in the key's tenant when told to, or when the deployment cannot make tenants, and says so", async () => {
+    const { sandbox } = sandboxWithReceiver();
+    const owner = new PixUsdt({ apiKey: sandbox.apiKey, baseUrl: 'https://sandbox.test', fetch: sandbox.fetch });
+    const told = await runConformance({ ...FAST, baseUrl: 'https://sandbox.test', apiKey: sandbox.apiKey, fetch: sandbox.fetch, scenarios: ['users.create'], tenant: 'key', runId: 'told' });
+    expect(told.tenant).toEqual({ made: false, id: null });
+    expect((await owner.users.list()).data.map((u) => u.external_id)).toEqual([expect.stringMatching(/^told-/)]);
+    // The platform's own sandbox has no tenants route: 404.
+    const platform = sandboxWithReceiver().sandbox;
+    const urlOf = (input: Parameters<FetchLike>[0]): string => (typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
+    const noTenants: FetchLike = (input, init) => (urlOf(input).endsWith('/v1/test_helpers/tenants') ? Promise.resolve(Response.json({ code: 'not_found', message: 'Not found.' }, { status: 404 })) : platform.fetch(input, init));
+    const fallback = await runConformance({ ...FAST, baseUrl: 'https://sandbox.test', apiKey: platform.apiKey, fetch: noTenants, scenarios: ['users.create'], runId: 'fallback' });
+    expect(fallback.ok).toBe(true);
+    expect(fallback.tenant).toEqual({ made: false, id: null, note: "the deployment cannot make tenants (POST /v1/test_helpers/tenants answered 404 not_found): the API key's tenant is used" });
+    expect(formatTable(fallback)).toContain("In the API key's tenant (the deployment cannot make tenants");
+    const platformOwner = new PixUsdt({ apiKey: platform.apiKey, baseUrl: 'https://sandbox.test', fetch: platform.fetch });
+    expect((await platformOwner.users.list()).data.map((u) => u.external_id)).toEqual([expect.stringMatching(/^fallback-/)]);
   });
 
   it('paces quotes under the limit by default, and can be turned off', async () => {

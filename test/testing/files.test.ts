@@ -168,8 +168,8 @@ describe('the examples from code and from the CLI', () => {
     const fromCode = await runScenarioFile(text, { client: sandbox.client, source: file });
     expect(fromCode.ok).toBe(true);
     // A tenant of its own on the server, as the in-process sandbox is.
-    const tenant = (await (await fetch(`${ready.url}/v1/test_helpers/tenants`, { method: 'POST', headers: { authorization: `Bearer ${ready.api_key}`, 'content-type': 'application/json' }, body: '{}' })).json()) as { api_key: { api_key: string } };
-    const child = run(['trigger', '--file', join(EXAMPLES, file), '--json'], { PIX_USDT_SANDBOX_URL: ready.url, PIX_USDT_API_KEY: tenant.api_key.api_key });
+    const tenant = (await (await fetch(`${ready.url}/v1/test_helpers/tenants`, { method: 'POST', headers: { authorization: `Bearer ${ready.api_key}`, 'content-type': 'application/json' }, body: '{}' })).json()) as { api_key: string };
+    const child = run(['trigger', '--file', join(EXAMPLES, file), '--json'], { PIX_USDT_SANDBOX_URL: ready.url, PIX_USDT_API_KEY: tenant.api_key });
     expect(await exitCode(child), child.stderr()).toBe(0);
     const fromCli = JSON.parse(child.stdout()) as ScenarioFileResult & { file: string };
     expect(fromCli.file).toBe(join(EXAMPLES, file));

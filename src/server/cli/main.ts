@@ -12,7 +12,7 @@
 import { version } from '../../../package.json';
 import { UsageError, parseCommand } from './program.js';
 import { terminalWidth } from './help.js';
-import { EXIT } from '../run/io.js';
+import { EXIT, report } from '../run/io.js';
 import { run } from '../run/index.js';
 import { processIo } from './process-io.js';
 
@@ -20,14 +20,16 @@ import { processIo } from './process-io.js';
 process.stdout.on('error', () => undefined);
 process.stderr.on('error', () => undefined);
 
+// With --json every failure is a JSON line on stdout too (`"ok": false` and its `error`), a usage error included.
+const json = { json: process.argv.slice(2).includes('--json') };
+
 async function main(argv: readonly string[]): Promise<number | null> {
   let command;
   try {
     command = parseCommand(argv, { helpWidth: terminalWidth() });
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    processIo.stderr(`pix-usdt-sandbox: ${error.message}`);
-    return EXIT.usage;
+    return report(processIo, json, { exit: EXIT.usage, text: `pix-usdt-sandbox: ${error.message}`, failure: { code: 'usage_error', message: error.message } });
   }
   if (command.kind === 'help') {
     process.stdout.write(command.text);
@@ -46,7 +48,7 @@ main(process.argv.slice(2)).then(
     if (code !== null) processIo.exit(code);
   },
   (error: unknown) => {
-    processIo.stderr(`pix-usdt-sandbox: ${error instanceof Error ? error.message : String(error)}`);
-    processIo.exit(EXIT.failure);
+    const message = error instanceof Error ? error.message : String(error);
+    processIo.exit(report(processIo, json, { exit: EXIT.failure, text: `pix-usdt-sandbox: ${message}`, failure: { code: 'error', message } }));
   },
 );

@@ -21,7 +21,8 @@ export type Command = { kind: 'help'; text: string } | { kind: 'version' } | Pla
 const NAME = 'pix-usdt-sandbox';
 
 const EPILOGUE = `Exit codes: 0 ok, 1 the command failed (the server answered an error, a receiver failed...),
-2 usage error, 3 the server cannot be reached, 4 the server refused the API key.
+2 usage error, 3 the server cannot be reached, 4 the server refused the API key, 5 a package the
+command needs is not installed (serve --data needs libsql).
 
 The commands other than serve talk to a running server: --url and --api-key, or
 PIX_USDT_SANDBOX_URL and PIX_USDT_API_KEY. Every command has --help and --json.`;

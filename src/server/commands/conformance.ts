@@ -29,13 +29,15 @@ export interface ConformanceOptions {
   junit: string | undefined;
   /** Also write the run's traffic to this file as a cassette. */
   record: string | undefined;
+  /** `own`: a tenant made for the run where the deployment can make one (default); `key`: the API key's. */
+  tenant: 'own' | 'key';
 }
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
 export const conformance: CommandSpec<'conformance', ConformanceOptions> = {
   kind: 'conformance',
-  synopsis: 'conformance --url URL --api-key KEY [--scenario ID] [--receiver-url URL --receiver-port PORT] [--junit FILE] [--record FILE]',
+  synopsis: 'conformance --url URL --api-key KEY [--scenario ID] [--receiver-url URL --receiver-port PORT] [--junit FILE] [--record FILE] [--key-tenant]',
   define(program: Command): Command {
     return program
       .command('conformance')
@@ -43,7 +45,16 @@ export const conformance: CommandSpec<'conformance', ConformanceOptions> = {
       .description(`Runs the conformance scenarios of pix-usdt/parity against any deployment of the API (the
 platform's sandbox, or this package's sandbox server) and reports where its answers differ
 from what the API reference promises: the table (or --json) on stdout, progress on stderr.
-Creates only its own users (external ids prefixed with the run id) and refuses sk_live_ keys.
+Refuses sk_live_ keys.
+
+What it touches: it first asks the deployment for a tenant of its own (POST
+/v1/test_helpers/tenants with --api-key), and runs there: about a dozen users, their quotes
+and conversions, and a webhook endpoint (with --receiver-url) of that tenant; the tenant of
+--api-key is not touched, its webhook endpoints get no delivery. The report names the tenant.
+A deployment that cannot make tenants (the platform's sandbox, a key without sandbox:control), or
+--key-tenant, runs it in the tenant of --api-key instead: there it adds its users (external ids
+prefixed with the run id), conversions and webhook endpoints, its events reach that tenant's
+webhook endpoints, and it changes nothing it did not create.
 
 Exit codes: 0 every promise of the reference holds (findings may remain), 1 a promise differs
 or a scenario could not finish, 2 a usage error (nothing was sent). See docs/parity.md.`)
@@ -57,7 +68,8 @@ or a scenario could not finish, 2 a usage error (nothing was sent). See docs/par
       .option('--no-pacing', 'do not pace requests (a local sandbox only)')
       .option('--json', 'print the report as JSON instead of the table')
       .option('--junit <FILE>', 'also write the report as JUnit XML to FILE')
-      .option('--record <FILE>', 'also write the run\'s traffic to FILE as a cassette (keys, secrets and CPFs redacted), for replayFetch and diffCassette');
+      .option('--record <FILE>', 'also write the run\'s traffic to FILE as a cassette (keys, secrets and CPFs redacted), for replayFetch and diffCassette')
+      .option('--key-tenant', 'run in the tenant of --api-key (its data, webhook endpoints and clock) instead of a tenant made for the run');
   },
   parse(values) {
     // An empty variable counts as unset; the flag beats the variable.
@@ -90,6 +102,7 @@ or a scenario could not finish, 2 a usage error (nothing was sent). See docs/par
       json: values['json'] === true,
       junit: given('junit'),
       record: given('record'),
+      tenant: values['keyTenant'] === true ? 'key' : 'own',
     };
   },
 };

@@ -43,7 +43,8 @@ Starts a receiver on a free loopback port and registers it as a webhook endpoint
 server for as long as it runs. Each delivery is forwarded to --forward-to with its raw body and
 its X-Service-* signature headers unchanged; the sandbox gets the status your receiver answers.
 Prints the endpoint's signing secret at start (verify with it), then one line per delivery:
-event type, event id, your receiver's status and latency. Ctrl-C deletes the endpoint.`)
+event type, event id, your receiver's status and latency. Ctrl-C (SIGINT or SIGTERM) deletes the
+endpoint and exits; so does the end of the process that started it (npx, a script), as for serve.`)
         .requiredOption('--forward-to <URL>', 'your receiver, e.g. http://localhost:3000/webhooks')
         .option('--events <LIST>', 'event kinds, comma-separated; "conversion.*" for a family (default: every kind)', '*'),
     );

@@ -53,6 +53,7 @@ export async function runConformance(options: ConformanceOptions, io: Io): Promi
         json: options.json,
         junit: options.junit,
         fetch: recorder,
+        tenant: options.tenant,
       },
       { stdout: line(io.stdout), stderr: line(io.stderr), writeFile: (path, text) => writeFile(path, text, 'utf8') },
     );

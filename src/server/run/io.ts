@@ -30,7 +30,7 @@ export interface Io {
   stderr(line: string): void;
   /** Resolves with the first SIGINT or SIGTERM. */
   untilSignal(): Promise<NodeJS.Signals>;
-  /** Calls `stop` on every SIGINT and SIGTERM, and once the process that started this one is gone (`serve`). */
+  /** Calls `stop` on every SIGINT and SIGTERM, and once the process that started this one is gone (`serve`, `listen`; said again every half second). */
   onStop(stop: (why: string) => void): void;
   /** Ends the process with `code` (a server that has stopped: pending webhook retries must not keep it alive). */
   exit(code: number): void;
@@ -46,27 +46,66 @@ export function clientOf(connection: Connection): PixUsdt {
   return new PixUsdt({ apiKey: connection.apiKey, baseUrl: connection.url, maxRetries: 1, timeoutMs: 15_000 });
 }
 
-/** Prints what went wrong and what to do next on stderr; answers the exit code. */
-export function fail(io: Io, connection: Connection, error: unknown, doing: string): number {
+/**
+ * What went wrong, as `--json` prints it under `error` (beside `"ok": false`): the API's own
+ * `code`, `status` and `request_id` for an error answer, else the command's code
+ * (`server_unreachable`, `scenario_failed`, `file_unreadable`, `invalid_scenario_file`,
+ * `usage_error`, ...), and a message a person can read.
+ */
+export interface Failure {
+  code: string;
+  message: string;
+  status?: number;
+  request_id?: string;
+}
+
+/** A failure's exit code, its line for stderr, and its record for `--json`. */
+export interface DescribedFailure {
+  exit: number;
+  text: string;
+  failure: Failure;
+}
+
+/** Describes `error` met while `doing` something against the server at `connection.url`. */
+export function describeFailure(connection: Pick<Connection, 'url'>, error: unknown, doing: string): DescribedFailure {
   const prefix = `pix-usdt-sandbox: ${doing}:`;
   if (isPixUsdtError(error)) {
     if (error.name === 'ConnectionError' || error.name === 'TimeoutError') {
-      io.stderr(`${prefix} cannot reach the server at ${connection.url} (${error.message}). Is \`pix-usdt-sandbox serve\` running there? Set --url or PIX_USDT_SANDBOX_URL to the "url" it printed.`);
-      return EXIT.unreachable;
+      const message = `cannot reach the server at ${connection.url} (${error.message})`;
+      return {
+        exit: EXIT.unreachable,
+        text: `${prefix} ${message}. Is \`pix-usdt-sandbox serve\` running there? Set --url or PIX_USDT_SANDBOX_URL to the "url" it printed.`,
+        failure: { code: 'server_unreachable', message },
+      };
     }
     const request = error.requestId === null ? '' : ` (request ${error.requestId})`;
-    if (error.status === 401) {
-      io.stderr(`${prefix} the server refused the API key${request}: ${error.message} Use the "api_key" that serve printed (--api-key or PIX_USDT_API_KEY).`);
-      return EXIT.refused;
-    }
-    if (error.status === 403) {
-      io.stderr(`${prefix} the API key lacks a capability${request}: ${error.message}`);
-      return EXIT.refused;
-    }
     const code = error.code ?? 'error';
-    io.stderr(`${prefix} ${error.status ?? ''} ${error.message.startsWith(code) ? error.message : `${code}: ${error.message}`}${request}`.replace(/ {2,}/g, ' '));
-    return EXIT.failure;
+    const failure: Failure = { code, message: error.message, ...(error.status === undefined ? {} : { status: error.status }), ...(error.requestId === null ? {} : { request_id: error.requestId }) };
+    if (error.status === 401) {
+      return { exit: EXIT.refused, failure, text: `${prefix} the server refused the API key${request}: ${error.message} Use the "api_key" that serve printed (--api-key or PIX_USDT_API_KEY).` };
+    }
+    if (error.status === 403) return { exit: EXIT.refused, failure, text: `${prefix} the API key lacks a capability${request}: ${error.message}` };
+    return {
+      exit: EXIT.failure,
+      failure,
+      text: `${prefix} ${error.status ?? ''} ${error.message.startsWith(code) ? error.message : `${code}: ${error.message}`}${request}`.replace(/ {2,}/g, ' '),
+    };
   }
-  io.stderr(`${prefix} ${error instanceof Error ? error.message : String(error)}`);
-  return EXIT.failure;
+  const message = error instanceof Error ? error.message : String(error);
+  return { exit: EXIT.failure, text: `${prefix} ${message}`, failure: { code: 'error', message } };
+}
+
+/**
+ * Reports a failure: its line on stderr and, with `--json`, one JSON line on stdout, `record`
+ * (what the command did before failing) with `"ok": false` and the `error`. Answers the exit code.
+ */
+export function report(io: Io, connection: Pick<Connection, 'json'>, described: DescribedFailure, record: Record<string, unknown> = {}): number {
+  io.stderr(described.text);
+  if (connection.json) io.stdout(JSON.stringify({ ...record, ok: false, error: described.failure }));
+  return described.exit;
+}
+
+/** Prints what went wrong and what to do next (and, with `--json`, the failure on stdout); answers the exit code. */
+export function fail(io: Io, connection: Connection, error: unknown, doing: string, record: Record<string, unknown> = {}): number {
+  return report(io, connection, describeFailure(connection, error, doing), record);
 }

@@ -134,7 +134,11 @@ async function register(
   throw new Error('unreachable');
 }
 
-/** Runs `listen` until SIGINT or SIGTERM, then deletes the endpoint. */
+/**
+ * Runs `listen` until SIGINT or SIGTERM, or until the process that started it is gone (as
+ * `serve`: `npx` does not always pass a signal on), then deletes the endpoint. A second signal
+ * while deleting gives up at once.
+ */
 export async function runListen(options: ListenOptions, io: Io): Promise<number> {
   const client = clientOf(options);
   let endpointId = '';
@@ -159,12 +163,25 @@ export async function runListen(options: ListenOptions, io: Io): Promise<number>
   try {
     registered = await register(client, options, onRequest);
   } catch (error) {
-    return fail(io, options, error, 'cannot register the webhook endpoint');
+    return fail(io, options, error, 'cannot register the webhook endpoint', { kind: 'error' });
   }
   const { server, url, endpoint } = registered;
   endpointId = endpoint.id;
   // Listening for the signals before the ready line: a caller may send one as soon as it reads it.
-  const stopped = io.untilSignal();
+  let stopping = false;
+  const stopped = new Promise<string>((resolve) => {
+    io.onStop((why) => {
+      if (!stopping) {
+        stopping = true;
+        resolve(why);
+        return;
+      }
+      // The parent watch says so again every half second; a second Ctrl-C gives up deleting.
+      if (why !== 'SIGINT' && why !== 'SIGTERM') return;
+      io.stderr(`pix-usdt-sandbox: ${why} again: exiting; the endpoint ${endpoint.id} may stay registered`);
+      io.exit(EXIT.failure);
+    });
+  });
   print(
     io,
     options,
@@ -175,15 +192,15 @@ export async function runListen(options: ListenOptions, io: Io): Promise<number>
       `(endpoint ${endpoint.id} at ${url}; Ctrl-C deletes it)`,
     ].join('\n'),
   );
-  const signal = await stopped;
+  const why = await stopped;
   server.close();
   server.closeAllConnections();
   try {
     await client.webhookEndpoints.delete(endpoint.id);
   } catch (error) {
-    fail(io, options, error, `${signal}: could not delete the endpoint ${endpoint.id}`);
+    fail(io, options, error, `${why}: could not delete the endpoint ${endpoint.id}`, { kind: 'error', endpoint_id: endpoint.id });
     return EXIT.failure;
   }
-  io.stderr(`pix-usdt-sandbox: ${signal}, endpoint ${endpoint.id} deleted`);
+  io.stderr(`pix-usdt-sandbox: ${why}, endpoint ${endpoint.id} deleted`);
   return EXIT.ok;
 }

@@ -4,11 +4,22 @@
  */
 import { type LogsTailOptions, statusMatches } from '../commands/logs.js';
 import { LOG_FEED_PATH, type RequestLogEntry } from '../../sandbox/http/request-log.js';
-import { EXIT, type Io, print } from './io.js';
+import { EXIT, type Failure, type Io, print, report } from './io.js';
 
 function line(entry: RequestLogEntry): string {
   const flags = [entry.replayed ? 'replayed' : '', entry.fault === null ? '' : `fault=${entry.fault}`].filter((f) => f !== '').join(' ');
   return `${entry.at}  ${entry.request_id}  ${entry.method} ${entry.path} ${entry.status} ${entry.latency_ms}ms${flags === '' ? '' : `  ${flags}`}`;
+}
+
+/** The error envelope of a refused feed request, as a failure record (`code` and `message` of our own when it has none). */
+async function envelopeOf(response: Response, code: string, message: string): Promise<Failure> {
+  const body = (await response.json().catch(() => null)) as { code?: unknown; message?: unknown; request_id?: unknown } | null;
+  return {
+    code: typeof body?.code === 'string' ? body.code : code,
+    message: typeof body?.message === 'string' ? body.message : message,
+    status: response.status,
+    ...(typeof body?.request_id === 'string' ? { request_id: body.request_id } : {}),
+  };
 }
 
 /** Runs `logs tail` until SIGINT/SIGTERM or until the server ends the feed. */
@@ -16,19 +27,22 @@ export async function runLogsTail(options: LogsTailOptions, io: Io): Promise<num
   const stop = new AbortController();
   let response: Response;
   try {
-    response = await fetch(`${options.url}${LOG_FEED_PATH}`, { headers: { authorization: `Bearer ${options.apiKey}`, accept: 'text/event-stream' }, signal: stop.signal });
+    response = await fetch(`${options.url}${LOG_FEED_PATH}${options.backlog > 0 ? `?backlog=${options.backlog}` : ''}`, { headers: { authorization: `Bearer ${options.apiKey}`, accept: 'text/event-stream' }, signal: stop.signal });
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
-    io.stderr(`pix-usdt-sandbox: logs tail: cannot reach the server at ${options.url} (${cause}). Is \`pix-usdt-sandbox serve\` running there? Set --url or PIX_USDT_SANDBOX_URL to the "url" it printed.`);
-    return EXIT.unreachable;
+    const message = `cannot reach the server at ${options.url} (${cause})`;
+    const text = `pix-usdt-sandbox: logs tail: ${message}. Is \`pix-usdt-sandbox serve\` running there? Set --url or PIX_USDT_SANDBOX_URL to the "url" it printed.`;
+    return report(io, options, { exit: EXIT.unreachable, text, failure: { code: 'server_unreachable', message } });
   }
   if (response.status === 401) {
-    io.stderr('pix-usdt-sandbox: logs tail: the server refused the API key. Use a live API key of a tenant (its requests), or the "control_key" that serve printed (every request), as --api-key or PIX_USDT_API_KEY.');
-    return EXIT.refused;
+    const failure = await envelopeOf(response, 'authentication_failed', 'the server refused the API key');
+    const text = 'pix-usdt-sandbox: logs tail: the server refused the API key. Use a live API key of a tenant (its requests), or the "control_key" that serve printed (every request), as --api-key or PIX_USDT_API_KEY.';
+    return report(io, options, { exit: EXIT.refused, text, failure });
   }
   if (!response.ok || response.body === null) {
-    io.stderr(`pix-usdt-sandbox: logs tail: ${options.url}${LOG_FEED_PATH} answered ${response.status}; is this a pix-usdt-sandbox server of this version or later?`);
-    return EXIT.failure;
+    const failure = await envelopeOf(response, 'feed_unavailable', `${options.url}${LOG_FEED_PATH} answered ${response.status}`);
+    const text = `pix-usdt-sandbox: logs tail: ${options.url}${LOG_FEED_PATH} answered ${response.status}; is this a pix-usdt-sandbox server of this version or later?`;
+    return report(io, options, { exit: EXIT.failure, text, failure });
   }
   let signalled = false;
   // Before the line that says it is tailing: a caller may signal as soon as it reads it.
@@ -59,8 +73,8 @@ export async function runLogsTail(options: LogsTailOptions, io: Io): Promise<num
     }
   } catch (error) {
     if (!signalled) {
-      io.stderr(`pix-usdt-sandbox: logs tail: the feed broke: ${(error as Error).message}`);
-      return EXIT.unreachable;
+      const message = `the feed broke: ${(error as Error).message}`;
+      return report(io, options, { exit: EXIT.unreachable, text: `pix-usdt-sandbox: logs tail: ${message}`, failure: { code: 'server_unreachable', message } });
     }
   }
   if (!signalled) io.stderr('pix-usdt-sandbox: the server closed the log (it stopped).');

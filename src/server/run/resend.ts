@@ -4,7 +4,7 @@
  */
 import type { PixUsdt, WebhookDelivery } from '../../index.js';
 import type { ResendOptions } from '../commands/resend.js';
-import { EXIT, type Io, clientOf, fail, print } from './io.js';
+import { EXIT, type Io, clientOf, describeFailure, fail, print } from './io.js';
 
 function record(d: WebhookDelivery): Record<string, unknown> {
   return { kind: 'resent', delivery_id: d.id, event_id: d.event_id, event_type: d.event_type, endpoint_id: d.webhook_endpoint_id, status: d.status };
@@ -32,7 +32,7 @@ export async function runResend(options: ResendOptions, io: Io): Promise<number>
       print(io, options, record(d), text(d));
       return EXIT.ok;
     } catch (error) {
-      return fail(io, options, error, `resend ${options.deliveryId}`);
+      return fail(io, options, error, `resend ${options.deliveryId}`, { kind: 'failed', delivery_id: options.deliveryId });
     }
   }
   let failed: WebhookDelivery[];
@@ -52,7 +52,11 @@ export async function runResend(options: ResendOptions, io: Io): Promise<number>
       if (options.json) resent.push(record(d));
       else io.stdout(text(d));
     } catch (error) {
-      code = Math.max(code, fail(io, options, error, `resend ${delivery.id}`));
+      // With --json, in the one array: a failed redelivery is a record with its error.
+      const described = describeFailure(options, error, `resend ${delivery.id}`);
+      io.stderr(described.text);
+      if (options.json) resent.push({ kind: 'failed', delivery_id: delivery.id, ok: false, error: described.failure });
+      code = Math.max(code, described.exit);
     }
   }
   if (options.json) io.stdout(JSON.stringify(resent));

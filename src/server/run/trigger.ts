@@ -6,7 +6,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { SCENARIO_FILE_LIMITS, ScenarioError, ScenarioFileError, TRIGGERS, runScenarioFile, runTrigger as runScenario, type ScenarioStep, type TriggerScenario } from '../../testing/index.js';
 import type { TriggerOptions } from '../commands/trigger.js';
-import { EXIT, type Io, clientOf, fail, print } from './io.js';
+import { EXIT, type Io, clientOf, fail, print, report } from './io.js';
 
 type RunOptions = Extract<TriggerOptions, { list: false }>;
 
@@ -48,12 +48,12 @@ export async function runTrigger(options: TriggerOptions, io: Io): Promise<numbe
     );
     return EXIT.ok;
   } catch (error) {
-    if (named.json) print(io, named, { scenario: named.scenario, ok: false, created }, '');
+    const done = { scenario: named.scenario, created };
     if (error instanceof ScenarioError) {
-      io.stderr(`pix-usdt-sandbox: trigger ${named.scenario}: ${error.message}`);
-      return EXIT.failure;
+      const text = `pix-usdt-sandbox: trigger ${named.scenario}: ${error.message}`;
+      return report(io, named, { exit: EXIT.failure, text, failure: { code: 'scenario_failed', message: error.message } }, done);
     }
-    return fail(io, named, error, `trigger ${named.scenario}`);
+    return fail(io, named, error, `trigger ${named.scenario}`, done);
   }
 }
 
@@ -69,8 +69,8 @@ async function runFile(options: Extract<RunOptions, { file: string }>, io: Io): 
     }
     text = await readFile(options.file, 'utf8');
   } catch (error) {
-    io.stderr(`pix-usdt-sandbox: trigger --file: cannot read ${options.file} (${(error as NodeJS.ErrnoException).code ?? String(error)}).`);
-    return EXIT.usage;
+    const message = `cannot read ${options.file} (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
+    return report(io, options, { exit: EXIT.usage, text: `pix-usdt-sandbox: trigger --file: ${message}.`, failure: { code: 'file_unreadable', message } }, { file: options.file });
   }
   try {
     const result = await runScenarioFile(text, {
@@ -83,17 +83,18 @@ async function runFile(options: Extract<RunOptions, { file: string }>, io: Io): 
         io.stdout(`step ${String(step.index).padEnd(3)}${(step.id ?? '').padEnd(14)}${step.summary.padEnd(48)}${step.ok ? 'ok' : 'FAILED'}${id === '' ? '' : `  ${id}`}`);
       },
     });
-    if (options.json) print(io, options, { file: options.file, ...result }, '');
+    const failure = result.ok ? {} : { error: { code: 'step_failed', message: result.failure ?? 'a step failed' } };
+    if (options.json) print(io, options, { file: options.file, ...result, ...failure }, '');
     else if (result.ok) io.stdout(`${result.name ?? options.file}: ${result.steps.length} steps, done`);
     if (!result.ok) io.stderr(`pix-usdt-sandbox: trigger --file ${options.file}: ${result.failure ?? ''}`);
     return result.ok ? EXIT.ok : EXIT.failure;
   } catch (error) {
     if (error instanceof ScenarioFileError) {
       // Not a valid file: nothing ran.
-      io.stderr(`pix-usdt-sandbox: trigger --file: ${error.message}`);
-      return EXIT.usage;
+      const failure = { code: 'invalid_scenario_file', message: error.message };
+      return report(io, options, { exit: EXIT.usage, text: `pix-usdt-sandbox: trigger --file: ${error.message}`, failure }, { file: options.file, issues: error.issues });
     }
-    return fail(io, options, error, `trigger --file ${options.file}`);
+    return fail(io, options, error, `trigger --file ${options.file}`, { file: options.file });
   }
 }
 

@@ -33,7 +33,7 @@ async function call(fetch: Fetch, key: string, method: string, path: string, bod
 /** A tenant created over HTTP with an active quote in it. */
 async function tenantWithQuote(fetch: Fetch, controlKey: string, n: number): Promise<{ tenantId: string; quoteId: string }> {
   const created = await call(fetch, controlKey, 'POST', '/v1/test_helpers/tenants', {});
-  const key = String((created['api_key'] as Record<string, unknown>)['api_key']);
+  const key = String(created['api_key']);
   const user = await call(fetch, key, 'POST', '/v1/users', { external_id: `u${n}`, name: 'Ana Souza', document_type: 'cpf', document_number: cpf(n) });
   await call(fetch, key, 'POST', `/v1/test_helpers/users/${String(user['id'])}/kyc`, { status: 'approved' });
   const quote = await call(fetch, key, 'POST', '/v1/quotes', {

@@ -137,8 +137,9 @@ describe.each([
     const created = await client.testHelpers.tenants.create({ snapshot });
     expect(created.tenant_id).not.toBe(sandbox.tenantId);
     expect(created.api_keys).toHaveLength(snapshot.tenant['keys'] instanceof Array ? (snapshot.tenant['keys'] as unknown[]).length : -1);
-    expect(created.api_key.api_key).toMatch(/^sk_test_/);
-    const forkClient = new PixUsdt({ apiKey: created.api_key.api_key!, fetch: sandbox.fetch, maxRetries: 0 });
+    expect(created.api_key).toMatch(/^sk_test_/);
+    expect(created.api_keys.map((k) => k.api_key)).toContain(created.api_key);
+    const forkClient = new PixUsdt({ apiKey: created.api_key, fetch: sandbox.fetch, maxRetries: 0 });
     expect((await forkClient.testHelpers.clock.advance({ seconds: 300 })).now).toBeDefined();
     expect((await forkClient.conversions.retrieve(conversionId)).status).toBe('completed');
     expect((await client.conversions.retrieve(conversionId)).status).toBe('funded');

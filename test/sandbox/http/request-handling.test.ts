@@ -71,8 +71,9 @@ describe('idempotency', () => {
     expect((await raw(sb, 'GET', '/v1/test_helpers/clock')).body).toEqual({ now: '2026-05-01T00:01:30.000Z' });
     const tenant = await raw(sb, 'POST', '/v1/test_helpers/tenants', { capabilities: ['users:read'] }, { idempotencyKey: null });
     expect(tenant.status).toBe(201);
-    expect(tenant.body.api_key).toMatchObject({ capabilities: ['users:read'], api_key: expect.stringMatching(/^sk_test_/) });
-    expect((await raw(sb, 'GET', '/v1/users', undefined, { apiKey: tenant.body.api_key.api_key })).body.data).toEqual([]);
+    expect(tenant.body.api_key).toMatch(/^sk_test_[A-Za-z0-9]{32}$/);
+    expect(tenant.body.api_keys).toEqual([expect.objectContaining({ capabilities: ['users:read'], api_key: tenant.body.api_key })]);
+    expect((await raw(sb, 'GET', '/v1/users', undefined, { apiKey: tenant.body.api_key })).body.data).toEqual([]);
     expect((await raw(sb, 'POST', '/v1/test_helpers/tenants', { capabilities: ['nope'] })).body.code).toBe('validation_error');
   });
 });

@@ -75,6 +75,7 @@ describe('parseCommand', () => {
     [['serve', '--webhook-allow', 'https://hooks.internal'], /--webhook-allow .*neither an address range/],
     [['serve', '--cors-origin', 'app.example'], /--cors-origin "app.example" is not an origin such as https:\/\/app.example:3000/],
     [['serve', '--cors-origin', 'https://app.example/path'], /--cors-origin .*a scheme, a host and a port only/],
+    [['logs', 'tail', '--backlog', 'all', '--api-key', `sk_test_${'a'.repeat(32)}`], /--backlog takes a number of requests, such as 50; got "all"/],
   ])('%j is a usage error', (args, message) => {
     expect(usageError(args)).toMatch(message);
   });
@@ -125,11 +126,11 @@ describe('conformance: an ordinary commander command', () => {
   });
 
   it('--url or --base-url, the other options normalized', () => {
-    const expected = { url: 'https://api.example.com', apiKey: key, receiverUrl: undefined, receiverPort: undefined, scenarios: undefined, rateLimit: false, pacing: true, json: false, junit: undefined, record: undefined };
+    const expected = { url: 'https://api.example.com', apiKey: key, receiverUrl: undefined, receiverPort: undefined, scenarios: undefined, rateLimit: false, pacing: true, json: false, junit: undefined, record: undefined, tenant: 'own' };
     expect(parseCommand(['conformance', '--url', 'https://api.example.com', '--api-key', key])).toEqual({ kind: 'conformance', options: expected });
     expect(parseCommand(['conformance', '--base-url', 'https://api.example.com', '--api-key', key])).toEqual({ kind: 'conformance', options: expected });
-    const all = parseCommand(['conformance', '--url', 'http://127.0.0.1:4010', '--api-key', key, '--scenario', 'users.', '--scenario', 'quotes.create', '--no-pacing', '--rate-limit', '--json', '--junit', 'r.xml', '--record', 'c.json', '--receiver-url', 'https://hooks.example', '--receiver-port', '0']);
-    expect(all.kind === 'conformance' && all.options).toEqual({ url: 'http://127.0.0.1:4010', apiKey: key, receiverUrl: 'https://hooks.example', receiverPort: 0, scenarios: ['users.', 'quotes.create'], rateLimit: true, pacing: false, json: true, junit: 'r.xml', record: 'c.json' });
+    const all = parseCommand(['conformance', '--url', 'http://127.0.0.1:4010', '--api-key', key, '--scenario', 'users.', '--scenario', 'quotes.create', '--no-pacing', '--rate-limit', '--json', '--junit', 'r.xml', '--record', 'c.json', '--receiver-url', 'https://hooks.example', '--receiver-port', '0', '--key-tenant']);
+    expect(all.kind === 'conformance' && all.options).toEqual({ url: 'http://127.0.0.1:4010', apiKey: key, receiverUrl: 'https://hooks.example', receiverPort: 0, scenarios: ['users.', 'quotes.create'], rateLimit: true, pacing: false, json: true, junit: 'r.xml', record: 'c.json', tenant: 'key' });
   });
 
   it.each([

@@ -115,11 +115,27 @@ describe('the commands that talk to a server', () => {
   it('nothing listens at --url: exit 3, and what to do', async () => {
     // A port that was free a moment ago: nothing listens there.
     const url = await deadUrl();
-    for (const args of [['trigger', 'user.kyc_pending'], ['resend', '--failed'], ['logs', 'tail']]) {
-      const child = run([...args, '--url', url, '--api-key', KEY]);
+    // With --json (issue 36), every command's failure is a JSON line on stdout too: "ok": false and its reason.
+    const commands = [['trigger', 'user.kyc_pending'], ['resend', '--failed'], ['logs', 'tail'], ['listen', '--forward-to', 'http://127.0.0.1:9/hooks']];
+    const children = commands.map((args) => run([...args, '--url', url, '--api-key', KEY, '--json']));
+    for (const [i, child] of children.entries()) {
+      const args = commands[i] as string[];
       expect(await exitCode(child), args.join(' ')).toBe(3);
       expect(child.stderr()).toMatch(/cannot reach the server at .*serve` running there\? Set --url or PIX_USDT_SANDBOX_URL/);
+      const line = JSON.parse(child.stdout()) as { ok: boolean; error: { code: string; message: string } };
+      expect(line, args.join(' ')).toMatchObject({ ok: false, error: { code: 'server_unreachable', message: expect.stringContaining(`cannot reach the server at ${url}`) } });
     }
+  });
+
+  it('--json: a refused key and a usage error carry their reason on stdout', async () => {
+    const { ready } = await serve();
+    const refused = run(['trigger', 'user.kyc_pending', '--json'], { PIX_USDT_SANDBOX_URL: ready.url, PIX_USDT_API_KEY: KEY });
+    const usage = run(['trigger', 'conversion.nope', '--json', '--api-key', KEY]);
+    expect(await exitCode(refused)).toBe(4);
+    expect(JSON.parse(refused.stdout())).toEqual({ scenario: 'user.kyc_pending', created: [], ok: false, error: { code: expect.any(String), message: expect.any(String), status: 401, request_id: expect.any(String) } });
+    expect(refused.stdout()).not.toContain(KEY);
+    expect(await exitCode(usage)).toBe(2);
+    expect(JSON.parse(usage.stdout())).toEqual({ ok: false, error: { code: 'usage_error', message: expect.stringMatching(/Unknown scenario "conversion.nope"/) } });
   });
 
   it('a key the server refuses: exit 4', async () => {

@@ -51,7 +51,7 @@ describe('the sources keep their paragraphs; the help joins and wraps them', () 
   it('a wide terminal gets each paragraph on one line', () => {
     const text = help(['resend'], 400);
     expect(text).toContain('\nQueue a new attempt of a webhook delivery (POST /v1/webhook_deliveries/{id}/redeliver), or, with --failed, of every failed delivery of every endpoint. Prints each delivery and its status.\n');
-    expect(help([], 400)).toMatch(/\nExit codes: 0 ok, 1 the command failed .* 4 the server refused the API key\.\n/);
+    expect(help([], 400)).toMatch(/\nExit codes: 0 ok, 1 the command failed .* 4 the server refused the API key, 5 a package the command needs is not installed \(serve --data needs libsql\)\.\n/);
   });
 
   it('prose joins paragraph lines and keeps blank and indented lines; wrap hangs list items under their text', () => {

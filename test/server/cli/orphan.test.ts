@@ -1,10 +1,13 @@
 /**
- * `serve` stops with its parent: a server left running after its parent (npx, a shell, a
- * Python harness) was killed keeps its port and its state for the next run.
+ * `serve` and `listen` stop with their parent: a server left running after its parent (npx, a
+ * shell, a Python harness) was killed keeps its port and its state for the next run; a `listen`
+ * left running keeps its endpoint registered, and every delivery goes to it.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { PixUsdt } from '../../../src/index.js';
+import { startServer } from '../../../src/server/http/start.js';
 import { CLI, type Ready, assertBuilt, exitCode, run, stopAll, waitFor } from '../helpers.js';
 
 afterAll(stopAll);
@@ -83,3 +86,37 @@ describe('serve stops with its parent', () => {
     expect(await exitCode(child)).toBe(0);
   });
 });
+
+describe('listen stops with its parent (issue 36)', () => {
+  it('the parent dies of a SIGTERM it does not pass on (as under npx): listen deletes its endpoint and exits', async () => {
+    assertBuilt();
+    const server = await startServer({ port: 0, host: '127.0.0.1', sandbox: {} }, () => undefined);
+    try {
+      const client = new PixUsdt({ apiKey: server.sandbox.apiKey, baseUrl: server.url, maxRetries: 0 });
+      // stdin not a pipe: only the parent watch can notice.
+      const script = `
+        const { spawn } = require('node:child_process');
+        const listen = spawn(process.execPath, [${JSON.stringify(CLI)}, 'listen', '--forward-to', 'http://127.0.0.1:9/hooks', '--json'], {
+          stdio: ['ignore', 'pipe', 'inherit'],
+          env: { ...process.env, PIX_USDT_SANDBOX_URL: ${JSON.stringify(server.url)}, PIX_USDT_API_KEY: ${JSON.stringify(server.sandbox.apiKey)} },
+        });
+        listen.stdout.once('data', (d) => process.stdout.write(JSON.stringify({ pid: listen.pid, ready: JSON.parse(String(d).split('\\n')[0]) }) + '\\n'));
+        setInterval(() => {}, 1000);
+      `;
+      const parent = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+      let out = '';
+      parent.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
+      await until(() => out.includes('\n'), "the parent's report");
+      const { pid, ready } = JSON.parse(out.split('\n')[0] as string) as { pid: number; ready: { endpoint_id: string } };
+      expect((await client.webhookEndpoints.list()).data.map((e) => e.id)).toEqual([ready.endpoint_id]);
+
+      parent.kill('SIGTERM');
+      await until(() => !running(pid), 'listen to exit');
+      expect((await client.webhookEndpoints.list()).data).toEqual([]);
+    } finally {
+      server.forceClose();
+      await server.close();
+    }
+  });
+});
+

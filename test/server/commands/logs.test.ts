@@ -86,6 +86,20 @@ describe('logs tail', () => {
     expect(await exitCode(child)).toBe(0);
   });
 
+  it('--backlog N: the last N requests the server kept come first (filters apply), then the new ones', async () => {
+    const missing = await call(ready, 'GET', '/v1/users/00000000-0000-4000-8000-000000000001');
+    const kept = await call(ready, 'GET', '/v1/users?limit=1');
+    const child = await tail(ready, ['--backlog', '2', '--json', '--path', '/v1/users']);
+    const ids = await waitFor(child, () => (entries(child).length >= 2 ? entries(child).map((e) => e.request_id) : undefined), 'the backlog');
+    expect(ids).toEqual([missing.headers.get('x-request-id'), kept.headers.get('x-request-id')]);
+    const live = await call(ready, 'GET', '/v1/users');
+    const id = live.headers.get('x-request-id') as string;
+    await waitFor(child, () => (entries(child).length === 3 ? true : undefined), 'the new request');
+    expect(entries(child).map((e) => e.request_id)).toEqual([...ids, id]);
+    child.process.kill('SIGINT');
+    expect(await exitCode(child)).toBe(0);
+  });
+
   it('a key the server does not know: exit 4; the feed answers 401', async () => {
     const child = run(['logs', 'tail'], { ...envOf(ready), PIX_USDT_API_KEY: `sk_test_${'u'.repeat(32)}` });
     expect(await exitCode(child)).toBe(4);
@@ -139,8 +153,8 @@ async function until<T>(check: () => T | undefined, what: string, ms = 10_000): 
 describe("whose log (issue 21): a tenant's key reads its own tenant's requests; the control key, every request", () => {
   it('two tenants on one server: B sees only B, the operator sees both; a rotated key reads no more', async () => {
     const as = (key: string) => ({ ...ready, api_key: key });
-    const created = (await (await call(ready, 'POST', '/v1/test_helpers/tenants', {})).json()) as { tenant_id: string; api_key: { id: string; api_key: string } };
-    const b = as(created.api_key.api_key);
+    const created = (await (await call(ready, 'POST', '/v1/test_helpers/tenants', {})).json()) as { tenant_id: string; api_key: string; api_keys: Array<{ id: string }> };
+    const b = as(created.api_key);
     // A (the default tenant) leaves its ids in paths before anyone listens: the backlog.
     const userA = (await (await call(ready, 'POST', '/v1/users', { external_id: 'a-1', name: 'Ana A', document_type: 'cpf', document_number: '52998224725' }, { 'idempotency-key': 'a-1' })).json()) as { id: string };
     await call(ready, 'GET', `/v1/users/${userA.id}`);
@@ -162,23 +176,23 @@ describe("whose log (issue 21): a tenant's key reads its own tenant's requests; 
     expect(operator.text()).toContain(userA.id);
     expect(operator.text()).toContain(liveA.headers.get('x-request-id') as string);
     // B rotates the key its feed was opened with: that feed reads nothing more and is closed.
-    const rotated = (await (await call(b, 'POST', `/v1/api-keys/${created.api_key.id}/rotate`, undefined, { 'idempotency-key': 'rot-b' })).json()) as { api_key: string };
+    const rotated = (await (await call(b, 'POST', `/v1/api-keys/${created.api_keys[0]!.id}/rotate`, undefined, { 'idempotency-key': 'rot-b' })).json()) as { api_key: string };
     await call(as(rotated.api_key), 'GET', '/v1/users?limit=2');
     await bFeed.ended;
     expect(bFeed.text()).not.toContain('/v1/users?');
     expect(bFeed.entries().filter((e) => e.path === '/v1/users' && e.method === 'GET').length).toBe(1);
     operator.stop();
     // Neither a revoked key nor nothing opens it.
-    expect((await feed(ready, created.api_key.api_key)).status).toBe(401);
+    expect((await feed(ready, created.api_key)).status).toBe(401);
     expect((await fetch(`${ready.url}/_sandbox/logs`)).status).toBe(401);
   });
 
   it('`logs tail` with the control key prints every tenant\'s requests', async () => {
-    const created = (await (await call(ready, 'POST', '/v1/test_helpers/tenants', {})).json()) as { api_key: { api_key: string } };
+    const created = (await (await call(ready, 'POST', '/v1/test_helpers/tenants', {})).json()) as { api_key: string };
     const child = run(['logs', 'tail', '--json'], { PIX_USDT_SANDBOX_URL: ready.url, PIX_USDT_API_KEY: ready.control_key });
     await waitFor(child, () => (child.stderr().includes('tailing the request log') ? true : undefined), 'the subscription');
     const a = await call(ready, 'GET', '/v1/users');
-    const b = await call({ ...ready, api_key: created.api_key.api_key }, 'GET', '/v1/users');
+    const b = await call({ ...ready, api_key: created.api_key }, 'GET', '/v1/users');
     const ids = [a.headers.get('x-request-id'), b.headers.get('x-request-id')] as string[];
     await waitFor(child, () => (ids.every((id) => child.stdout().includes(id)) ? true : undefined), 'both requests');
     child.process.kill('SIGINT');

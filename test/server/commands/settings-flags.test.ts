@@ -61,8 +61,8 @@ describe('serve --price --quote-ttl --limit ...', () => {
         return (await answer.json()) as Record<string, unknown>;
       };
       await post(first.ready.api_key, '/v1/test_helpers/price', { spread_bps: 7 });
-      const other = (await post(first.ready.api_key, '/v1/test_helpers/tenants', {})) as { api_key: { api_key: string } };
-      const otherKey = other.api_key.api_key;
+      const other = (await post(first.ready.api_key, '/v1/test_helpers/tenants', {})) as { api_key: string };
+      const otherKey = other.api_key;
       await post(otherKey, '/v1/test_helpers/price', { mid_rate: '7.77' });
       first.child.process.kill('SIGTERM');
       expect(await exitCode(first.child)).toBe(0);

@@ -18,7 +18,8 @@ import { PixUsdt } from '../../../src/index.js';
 import { DataFolder } from '../../../src/server/data/folder.js';
 import { lock, lockHolder } from '../../../src/server/data/lock.js';
 import { openDataStore } from '../../../src/server/data/store.js';
-import { type Child, type Ready, cpf, exitCode, run, serve, stopAll, waitFor } from '../helpers.js';
+import { cpf } from '../../support/fixtures.js';
+import { type Child, type Ready, exitCode, run, serve, stopAll, waitFor } from '../helpers.js';
 import { folderState } from './folder-state.js';
 
 afterEach(stopAll);

@@ -52,8 +52,8 @@ function post(store: DataStore, apiKey: string, route: string, body: unknown, id
 
 async function newTenant(store: DataStore): Promise<{ tenantId: string; apiKey: string }> {
   const res = await post(store, store.sandbox.apiKey, '/v1/test_helpers/tenants', {});
-  const body = (await res.json()) as { tenant_id: string; api_key: { api_key: string } };
-  return { tenantId: body.tenant_id, apiKey: body.api_key.api_key };
+  const body = (await res.json()) as { tenant_id: string; api_key: string };
+  return { tenantId: body.tenant_id, apiKey: body.api_key };
 }
 
 describe('what a commit writes', () => {

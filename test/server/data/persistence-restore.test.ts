@@ -54,8 +54,8 @@ describe('a data folder reopened after a crash', () => {
     await client.users.delete(leaving);
     const tenant = (await (
       await sandbox.fetch('/v1/test_helpers/tenants', { method: 'POST', headers: { authorization: `Bearer ${sandbox.apiKey}`, 'content-type': 'application/json' }, body: '{}' })
-    ).json()) as { api_key: { api_key: string } };
-    const other = new PixUsdt({ apiKey: tenant.api_key.api_key, fetch: sandbox.fetch, maxRetries: 0 });
+    ).json()) as { api_key: string };
+    const other = new PixUsdt({ apiKey: tenant.api_key, fetch: sandbox.fetch, maxRetries: 0 });
     await approvedUser(other, 2);
     // A delivery attempt's outcome changes its record with no request: it is written on the next
     // turn, or with the tenant's next answer (here the advance, which waits for attempts in flight).

@@ -101,12 +101,12 @@ describe('serve --data under kill -9', () => {
       // A tenant of its own for this round (created through the API, so it is a mutation too).
       const created = await post(ready, defaultKey, '/v1/test_helpers/tenants', '{}', `tenant-${round}`);
       expect(created.status).toBe(201);
-      const t = (await created.json()) as { tenant_id: string; api_key: { api_key: string } };
-      tenants.push({ id: t.tenant_id, apiKey: t.api_key.api_key });
+      const t = (await created.json()) as { tenant_id: string; api_key: string };
+      tenants.push({ id: t.tenant_id, apiKey: t.api_key });
       // Its clock moves a day ahead: the answered instant is a floor after every restart.
-      const advanced = await post(ready, t.api_key.api_key, '/v1/test_helpers/clock/advance', JSON.stringify({ seconds: 86_400 }), `advance-${round}`);
+      const advanced = await post(ready, t.api_key, '/v1/test_helpers/clock/advance', JSON.stringify({ seconds: 86_400 }), `advance-${round}`);
       expect(advanced.status).toBe(200);
-      clocks.push({ apiKey: t.api_key.api_key, now: Date.parse(((await advanced.json()) as { now: string }).now) });
+      clocks.push({ apiKey: t.api_key, now: Date.parse(((await advanced.json()) as { now: string }).now) });
 
       // Load: workers create users in every tenant until the kill.
       let killed = false;

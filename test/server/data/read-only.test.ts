@@ -8,11 +8,14 @@
  *   answered; once space is free the same request succeeds, and the folder reopens with every
  *   answered mutation.
  * - A read-only folder: the start is refused (exit 1, what to do), nothing is written; made
- *   writable again, it opens with its data. (Run as root, the server runs as `nobody`: root
- *   writes through any mode.)
+ *   writable again, it opens with its data. (Run as root, the server runs as root without the
+ *   capabilities that write and search through any mode, CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH
+ *   and CAP_FOWNER: an owner whose folder is 0500, as any other user. Not as `nobody`, who
+ *   cannot read dist/cli.js where the clone is in a folder only root can read: /root, a
+ *   `mktemp -d`.)
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -93,22 +96,18 @@ describe('serve --data on a read-only folder', () => {
     first.child.process.kill('SIGTERM');
     expect(await exitCode(first.child)).toBe(0);
 
-    // Root writes through any mode: as root, the server runs as nobody, owner of the folder.
+    // Root writes through any mode: as root, the server runs without the capabilities that let it.
     const asRoot = process.getuid?.() === 0;
-    const owner = asRoot ? { uid: 65534, gid: 65534 } : undefined;
-    if (owner) {
-      chownSync(dir, owner.uid, owner.gid);
-      for (const name of readdirSync(dir)) chownSync(path.join(dir, name), owner.uid, owner.gid);
-    }
+    const wrapper = asRoot ? ['setpriv', '--bounding-set=-dac_override,-dac_read_search,-fowner', '--inh-caps=-all', '--'] : [];
     const before = readdirSync(dir).map((n) => `${n}:${statSync(path.join(dir, n)).mtimeMs}`);
     chmodSync(dir, 0o500);
-    const refused = run(['serve', '--port', '0', '--data', dir], {}, undefined, owner ? ['setpriv', `--reuid=${owner.uid}`, `--regid=${owner.gid}`, '--clear-groups', '--'] : []);
+    const refused = run(['serve', '--port', '0', '--data', dir], {}, undefined, wrapper);
     expect(await exitCode(refused)).toBe(1);
     expect(refused.stderr()).toContain(`Cannot write in ${dir}: permission denied. Give --data a folder this user can write to.`);
     expect(readdirSync(dir).map((n) => `${n}:${statSync(path.join(dir, n)).mtimeMs}`)).toEqual(before);
 
     chmodSync(dir, 0o700);
-    const reopened = run(['serve', '--port', '0', '--data', dir], {}, undefined, owner ? ['setpriv', `--reuid=${owner.uid}`, `--regid=${owner.gid}`, '--clear-groups', '--'] : []);
+    const reopened = run(['serve', '--port', '0', '--data', dir], {}, undefined, wrapper);
     const line = await waitFor(reopened, () => (reopened.stdout().includes('\n') ? reopened.stdout().split('\n')[0] : undefined), 'the ready line');
     expect(await externalIds(JSON.parse(line as string) as Ready)).toEqual(['ext-1']);
   });

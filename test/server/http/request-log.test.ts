@@ -127,8 +127,8 @@ describe('the fork route on the listener', () => {
     expect(Buffer.byteLength(body)).toBeGreaterThan(1_300_000);
     const fork = await fetch(`${server.url}/v1/test_helpers/tenants`, { method: 'POST', headers: { ...auth(), 'content-type': 'application/json', 'idempotency-key': 'fork-1' }, body });
     expect(fork.status, await fork.clone().text()).toBe(201);
-    const { api_key } = (await fork.json()) as { api_key: { api_key: string } };
-    const users = (await (await fetch(`${server.url}/v1/users?limit=1`, { headers: auth(api_key.api_key) })).json()) as { data: unknown[] };
+    const { api_key } = (await fork.json()) as { api_key: string };
+    const users = (await (await fetch(`${server.url}/v1/users?limit=1`, { headers: auth(api_key) })).json()) as { data: unknown[] };
     expect(users.data).toHaveLength(1);
     await origin.close();
     // Every other route keeps the 1 MB limit.

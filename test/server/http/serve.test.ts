@@ -47,6 +47,17 @@ describe('the ready line', () => {
     await waitFor(child, () => (child.stderr().includes('listening on') ? true : undefined), 'the start-up log');
     expect(child.stderr()).toContain(ready.url);
     expect(child.stderr()).not.toContain(ready.api_key);
+    // One shape for "the API key" (issue 36): a new tenant's `api_key` is the secret string, as
+    // the ready line prints it, used as printed; its key objects are `api_keys`.
+    const made = await fetch(`${ready.url}/v1/test_helpers/tenants`, { method: 'POST', headers: headers(ready, { 'content-type': 'application/json' }), body: '{}' });
+    const tenant = (await made.json()) as { tenant_id: string; api_key: unknown; api_keys: Array<{ api_key: string; id: string }> };
+    expect(made.status).toBe(201);
+    expect(typeof tenant.api_key).toBe(typeof ready.api_key);
+    expect(tenant.api_key).toMatch(/^sk_test_[A-Za-z0-9]{32}$/);
+    expect(tenant.api_keys.map((k) => k.api_key)).toEqual([tenant.api_key]);
+    const asPrinted = await fetch(`${ready.url}/v1/users`, { headers: { authorization: `Bearer ${String(tenant.api_key)}` } });
+    expect(asPrinted.status).toBe(200);
+    expect(await asPrinted.json()).toMatchObject({ data: [] });
   });
 
   it('--seed makes the key and tenant deterministic; different seeds differ', async () => {

@@ -29,7 +29,7 @@ import type { FailureReason } from '../../../models/index.js';
 import type { ConversionRec, SandboxEvent, TenantState } from '../../core/state.js';
 import { type SettingsKind, type TenantSettings, limitsOut, parseSettings, priceOut, settingsError, timingsOut } from '../../core/settings.js';
 import { decodeIdCursor, encodeCursor, filterFingerprint } from '../cursor.js';
-import { type Fork, MAX_TENANT_DOCUMENT_CHARS, TenantDocumentError, type TenantTransfer } from '../../core/transfer.js';
+import { type Fork, MAX_TENANT_DOCUMENT_CHARS, TENANT_DOCUMENT_FORMAT, TENANT_DOCUMENT_VERSION, TenantDocumentError, type TenantTransfer } from '../../core/transfer.js';
 import { IdParams } from './shared.js';
 import { type RouteContext, type RouteDef, type RoutePlatform, created, define, kycReply, ok, recordReply } from './types.js';
 import { CONVERSION, TRANSACTION } from '../../core/versions.js';
@@ -150,16 +150,25 @@ export function testHelperRoutes(transfer: TenantTransfer): RouteDef[] {
       idempotency: 'optional',
       body: CreateTenantBody,
       maxBody: TENANTS_MAX_BODY,
+      precheck(body) {
+        // A document of another format or version is told so (`details.problem`) as in process,
+        // before the schema's plainer "expected pix-usdt-tenant": the fork refuses it before
+        // reading further, and creates nothing.
+        const snapshot = (body as { snapshot?: unknown } | null)?.snapshot;
+        if (typeof snapshot !== 'object' || snapshot === null || Array.isArray(snapshot)) return;
+        const head = snapshot as { format?: unknown; version?: unknown };
+        if (head.format !== TENANT_DOCUMENT_FORMAT || head.version !== TENANT_DOCUMENT_VERSION) forkOf(transfer, snapshot);
+      },
       handler({ platform, body }) {
         if (body.snapshot !== undefined) {
           if (body.capabilities !== undefined) throw invalid('capabilities', 'A fork takes its keys (and their capabilities) from the snapshot; send one or the other');
           const { tenant, keys, key } = forkOf(transfer, body.snapshot);
-          return created({ tenant_id: tenant.id, api_key: apiKeyWithSecretOut(key), api_keys: keys.map(apiKeyWithSecretOut) });
+          return created({ tenant_id: tenant.id, api_key: key.secret, api_keys: keys.map(apiKeyWithSecretOut) });
         }
         const unknown = (body.capabilities ?? []).findIndex((c) => !platform.knownCapability(c));
         if (unknown >= 0) throw invalid(`capabilities.${unknown}`, 'Unknown capability');
         const { tenant, key } = platform.createTenant(body.capabilities);
-        return created({ tenant_id: tenant.id, api_key: apiKeyWithSecretOut(key) });
+        return created({ tenant_id: tenant.id, api_key: key.secret, api_keys: [apiKeyWithSecretOut(key)] });
       },
     }),
     define({

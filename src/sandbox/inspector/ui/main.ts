@@ -7,6 +7,7 @@ import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
 import htm from 'htm';
 import { CSS } from './style.js';
 import { diagram } from './diagram.js';
+import { allowedActions } from './actions.js';
 
 const html = htm.bind(h);
 
@@ -345,8 +346,13 @@ function TenantPage({ tenant }: { tenant: string }) {
 
 const FAIL_REASONS = ['pix_expired', 'pix_rejected', 'crypto_deposit_expired', 'crypto_deposit_rejected', 'settlement_failed', 'compliance_rejected'];
 
-function ConversionActions({ tenant, conversion }: { tenant: string; conversion: Json }) {
+/** `1 attempt`, `2 attempts`. */
+const plural = (n: number, word: string): string => `${String(n)} ${word}${n === 1 ? '' : 's'}`;
+
+function ConversionActions({ tenant, conversion, machine }: { tenant: string; conversion: Json; machine: readonly Json[] }) {
   const id = String(conversion['id']);
+  const state = String(conversion['status']);
+  const allowed = allowedActions(machine, state);
   const [amount, setAmount] = useState(String(conversion['expected_source_amount']));
   const [settle, setSettle] = useState(false);
   const [reason, setReason] = useState(FAIL_REASONS[0] as string);
@@ -355,24 +361,31 @@ function ConversionActions({ tenant, conversion }: { tenant: string; conversion:
   const kind = conversion['transaction_type'] === 'pix_onramp' ? 'Pix payment' : 'USDT deposit';
   return html`<section aria-labelledby="actions-h" class="card">
     <h2 id="actions-h">Actions</h2>
-    <form class="row" onSubmit=${(e: Event) => (e.preventDefault(), void run(`${helper}/deposit`, { amount, settle }))}>
-      <label for="deposit-amount">Amount</label>
-      <input id="deposit-amount" inputmode="decimal" value=${amount} onInput=${(e: Event) => setAmount((e.target as HTMLInputElement).value)} />
-      <label><input type="checkbox" checked=${settle} onChange=${(e: Event) => setSettle((e.target as HTMLInputElement).checked)} /> settle now</label>
-      <button type="submit" disabled=${busy}>Simulate ${kind}</button>
-    </form>
-    <form class="row" onSubmit=${(e: Event) => (e.preventDefault(), void run(`${helper}/fail`, { reason }))}>
-      <label for="fail-reason">Reason</label>
-      <select id="fail-reason" value=${reason} onChange=${(e: Event) => setReason((e.target as HTMLSelectElement).value)}>
-        ${FAIL_REASONS.map((r) => html`<option value=${r}>${r}</option>`)}
-      </select>
-      <button type="submit" disabled=${busy}>Fail</button>
-    </form>
-    <div class="row">
-      <button type="button" disabled=${busy} onClick=${() => void run(`${helper}/expire`)}>Expire</button>
-      <button type="button" disabled=${busy} onClick=${() => void run(`/v1/conversions/${id}/liquidate`)}>Liquidate</button>
-      <button type="button" disabled=${busy} onClick=${() => void run(`/v1/conversions/${id}/cancel`)}>Cancel</button>
-    </div>
+    ${allowed.size === 0 ? html`<p data-testid="no-actions">No action: a conversion in <code>${state}</code> is finished.</p>` : null}
+    ${allowed.has('deposit')
+      ? html`<form class="row" onSubmit=${(e: Event) => (e.preventDefault(), void run(`${helper}/deposit`, { amount, settle }))}>
+          <label for="deposit-amount">Amount</label>
+          <input id="deposit-amount" inputmode="decimal" value=${amount} onInput=${(e: Event) => setAmount((e.target as HTMLInputElement).value)} />
+          <label><input type="checkbox" checked=${settle} onChange=${(e: Event) => setSettle((e.target as HTMLInputElement).checked)} /> settle now</label>
+          <button type="submit" disabled=${busy}>Simulate ${kind}</button>
+        </form>`
+      : null}
+    ${allowed.has('fail')
+      ? html`<form class="row" onSubmit=${(e: Event) => (e.preventDefault(), void run(`${helper}/fail`, { reason }))}>
+          <label for="fail-reason">Reason</label>
+          <select id="fail-reason" value=${reason} onChange=${(e: Event) => setReason((e.target as HTMLSelectElement).value)}>
+            ${FAIL_REASONS.map((r) => html`<option value=${r}>${r}</option>`)}
+          </select>
+          <button type="submit" disabled=${busy}>Fail</button>
+        </form>`
+      : null}
+    ${allowed.has('expire') || allowed.has('liquidate') || allowed.has('cancel')
+      ? html`<div class="row">
+          ${allowed.has('expire') ? html`<button type="button" disabled=${busy} onClick=${() => void run(`${helper}/expire`)}>Expire</button>` : null}
+          ${allowed.has('liquidate') ? html`<button type="button" disabled=${busy} onClick=${() => void run(`/v1/conversions/${id}/liquidate`)}>Liquidate</button>` : null}
+          ${allowed.has('cancel') ? html`<button type="button" disabled=${busy} onClick=${() => void run(`/v1/conversions/${id}/cancel`)}>Cancel</button>` : null}
+        </div>`
+      : null}
     ${result}
   </section>`;
 }
@@ -381,11 +394,11 @@ function Delivery({ tenant, delivery }: { tenant: string; delivery: Json }) {
   const [run, result, busy] = useAction(tenant);
   const attempts = delivery['attempts'] as Json[];
   const last = attempts[attempts.length - 1];
+  // One string: htm drops text that runs over a line break, and with it the spaces between the parts.
+  const answer = last === undefined ? '' : `, ${last['status'] === null ? 'no answer' : `receiver answered ${String(last['status'])}`} in ${String(last['latency_ms'])} ms`;
+  const retry = delivery['next_attempt_at'] ? `, next retry ${String(delivery['next_attempt_at'])}` : '';
   return html`<li class="delivery" data-testid="delivery">
-    <${Status} value=${delivery['status']} /> to <code>${String(delivery['url'])}</code>:
-    ${attempts.length} attempt(s)${last ? html`, receiver answered <strong>${last['status'] === null ? 'no answer' : String(last['status'])}</strong> in ${String(last['latency_ms'])} ms` : ''}
-    ${delivery['next_attempt_at'] ? html`, next retry ${String(delivery['next_attempt_at'])}` : ''}
-    <button type="button" disabled=${busy} onClick=${() => void run(`/v1/webhook_deliveries/${String(delivery['id'])}/redeliver`)}>Redeliver</button>
+    <${Status} value=${delivery['status']} /> to <code>${String(delivery['url'])}</code>${`, ${plural(attempts.length, 'attempt')}${answer}${retry} `}<button type="button" disabled=${busy} onClick=${() => void run(`/v1/webhook_deliveries/${String(delivery['id'])}/redeliver`)}>Redeliver</button>
     ${result}
     <details><summary>Signed payload</summary><pre>${String(delivery['payload'])}</pre></details>
   </li>`;
@@ -408,7 +421,7 @@ function ConversionPage({ tenant, id }: { tenant: string; id: string }) {
       <p>Path: <span data-testid="path">${(data['path'] as string[]).join(' → ')}</span></p>
     </section>
     <div class="grid2">
-      <${ConversionActions} tenant=${tenant} conversion=${conversion} />
+      <${ConversionActions} tenant=${tenant} conversion=${conversion} machine=${machine.data ?? []} />
       <${Clock} tenant=${tenant} now=${String(data['now'])} />
     </div>
     <section aria-labelledby="timeline-h" class="card">

@@ -48,11 +48,11 @@ export function webhookTestApi(platform: Platform, service: WebhookService): San
       if (list.length === 0) return;
       const lines = list.map(
         (p) =>
-          `- ${p.deliveryId}: ${p.eventType} (event ${p.eventId}) to ${p.url}, ${p.attemptCount} attempt(s)` +
+          `- ${p.deliveryId}: ${p.eventType} (event ${p.eventId}) to ${p.url}, ${p.attemptCount} ${p.attemptCount === 1 ? 'attempt' : 'attempts'}` +
           `${p.lastError ? `, last error: ${p.lastError}` : ''}${p.nextAttemptAt ? `, next attempt at ${p.nextAttemptAt.toISOString()}` : ''}` +
           `${p.heldBehind ? `, held behind ${p.heldBehind} (an earlier event of the same object)` : ''}`,
       );
-      throw new Error(`${list.length} webhook deliveries are pending:\n${lines.join('\n')}`);
+      throw new Error(`${list.length === 1 ? '1 webhook delivery is' : `${list.length} webhook deliveries are`} pending:\n${lines.join('\n')}`);
     },
     async flush() {
       platform.runDue();
