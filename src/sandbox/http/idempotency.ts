@@ -9,6 +9,7 @@
 import { ApiError } from '../core/errors.js';
 import { flat, hash53 } from '../core/random.js';
 import { type CompactBody, type IdempotencyRec, bodyText } from '../core/state.js';
+import { Version } from '../core/versions.js';
 import { type Answer, type AuthenticatedCall, type Check, type RoutedCall, type Stage, errorAnswer, isMutation } from './call.js';
 
 const IN_PROGRESS_MS = 60_000;
@@ -73,7 +74,9 @@ export const idempotency: Stage<RoutedCall> = async (call, next) => {
       if (existing.fingerprint !== fingerprint) {
         throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used with a different request.');
       }
-      return { status: existing.status, body: bodyText(existing.body), headers: replayHeaders(existing) };
+      // A record's version: its JSON is the platform's kept one when it is the last asked of its kind.
+      const body = existing.body instanceof Version ? call.platform.textOf(existing.body) : bodyText(existing.body);
+      return { status: existing.status, body, headers: replayHeaders(existing) };
     }
   }
   // The key is kept for 24 hours: one flat copy, not the caller's string (which may be a tree of pieces).

@@ -134,7 +134,7 @@ const validateInput: Check<RoutedCall, ValidatedCall> = (call: RoutedCall) => {
 
 function answerOf(reply: Reply): Answer {
   if (reply.status === 204) return { status: 204, body: null, headers: {} };
-  const answer: Answer = { status: reply.status, body: JSON.stringify(reply.body), headers: { 'content-type': 'application/json' } };
+  const answer: Answer = { status: reply.status, body: reply.text ?? JSON.stringify(reply.body), headers: { 'content-type': 'application/json' } };
   // A record's answer: the idempotency stage keeps its version, not the text (core/versions.ts).
   if (reply.compact !== undefined) noteCompact(answer, reply.compact);
   return answer;
