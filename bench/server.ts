@@ -12,7 +12,9 @@
  * minifying (so that esbuild's `// src/...` comments name each line's source) and run under
  * `--cpu-prof`, loaded for a few seconds, then each profile's samples by layer (bench/profile.ts).
  *
- *   npm run build && node --import tsx bench/server.ts [--profile [--seconds 4] [--top 30]]
+ * `--profile --data`: the same with each server on `--data` (a fresh folder): the write path's layers.
+ *
+ *   npm run build && node --import tsx bench/server.ts [--profile [--data] [--seconds 4] [--top 30]]
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -163,9 +165,11 @@ async function prepare(port: number, apiKey: string): Promise<Served> {
   };
 }
 
-function serve(cli: string, nodeFlags: string[] = []): ChildProcess {
+function serve(cli: string, nodeFlags: string[] = [], serveFlags: string[] = []): ChildProcess {
   // Request log lines go to stderr: ignored, as a partner's terminal would scroll them.
-  return spawn(process.execPath, [...nodeFlags, cli, 'serve', '--port', '0', '--host', '127.0.0.1'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  // NODE_PATH: the profiled build lives in a temporary folder, from which `--data` must still find libsql.
+  const env = { ...process.env, NODE_PATH: fileURLToPath(new URL('../node_modules', import.meta.url)) };
+  return spawn(process.execPath, [...nodeFlags, cli, 'serve', '--port', '0', '--host', '127.0.0.1', ...serveFlags], { stdio: ['ignore', 'pipe', 'ignore'], env });
 }
 
 async function ready(child: ChildProcess): Promise<{ port: number; apiKey: string }> {
@@ -217,6 +221,8 @@ const SERVER_RULES: readonly Rule[] = [
   { layer: 'server: stderr line of the request log', file: /server\/(cli|run)\// },
   { layer: 'server: listener (read the request, write the answer)', file: /server\/http\/listener\.ts$/ },
   { layer: 'server: routing to the listener', file: /server\/http\/start\.ts$/ },
+  // libsql's wrapper and its native calls (a statement's run, a transaction's exec), under --data.
+  { layer: 'observer: persistence hooks', file: /node_modules\/libsql\// },
   ...SANDBOX_RULES,
   { layer: 'node:http, sockets and streams', file: /^node:(_http|http|net|stream|internal\/(streams|http|stream_base|net|js_stream|timers))/ },
   { layer: 'node:http, sockets and streams', file: /^(writev|writeBuffer|writeUtf8String|writeLatin1String|onStreamRead|afterWriteDispatched)$/ },
@@ -229,8 +235,11 @@ export interface ServerProfile {
   layers: Array<{ layer: string; share: number }>;
 }
 
-/** Profiles the server under each request kind (one server process each, built without minifying). */
-export async function profileServer(options: { seconds?: number; top?: number } = {}): Promise<ServerProfile[]> {
+/**
+ * Profiles the server under each request kind (one server process each, built without minifying).
+ * `data`: each server runs with `--data` on a fresh folder (the write path's cost, issue 34).
+ */
+export async function profileServer(options: { seconds?: number; top?: number; data?: boolean } = {}): Promise<ServerProfile[]> {
   const seconds = options.seconds ?? 4;
   const dir = mkdtempSync(path.join(tmpdir(), 'pix-usdt-server-profile-'));
   const children: ChildProcess[] = [];
@@ -255,7 +264,7 @@ export async function profileServer(options: { seconds?: number; top?: number } 
     const out: ServerProfile[] = [];
     for (let k = 0; k < 3; k++) {
       const profiles = path.join(dir, `profile-${k}`);
-      const served = serve(cli, ['--cpu-prof', '--cpu-prof-dir', profiles, '--cpu-prof-interval', '100']);
+      const served = serve(cli, ['--cpu-prof', '--cpu-prof-dir', profiles, '--cpu-prof-interval', '100'], options.data === true ? ['--data', path.join(dir, `data-${k}`)] : []);
       children.push(served);
       const { port, apiKey } = await ready(served);
       const prepared = await prepare(port, apiKey);
@@ -288,7 +297,7 @@ const flag = (name: string): string | undefined => {
 };
 
 if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv.includes('--profile')) {
-  for (const p of await profileServer({ seconds: Number(flag('--seconds') ?? 4), top: Number(flag('--top') ?? 0) })) {
+  for (const p of await profileServer({ seconds: Number(flag('--seconds') ?? 4), top: Number(flag('--top') ?? 0), data: process.argv.includes('--data') })) {
     console.log(`\n${p.request}: ${Math.round(p.perSecond)} /s under the profiler`);
     for (const l of p.layers) console.log(`  ${l.layer.padEnd(56)} ${(100 * l.share).toFixed(1).padStart(5)}%`);
   }
