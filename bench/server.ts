@@ -1,18 +1,31 @@
 /**
- * The server's cost (issue 22): the real server (`dist/cli.js serve`, one process) against a bare
- * `node:http` server (one process) answering the same JSON bytes, under the same load: 16
- * requests in flight over keep-alive connections, rounds alternating the two servers, median
- * round. Two requests: `GET /v1/users/{id}` and an idempotent `POST /v1/users` (a new
- * Idempotency-Key and a new user each time). The load comes from this process through
- * `node:http` with a keep-alive agent (cheaper than `fetch`, so that the load generator is not
- * what is measured).
+ * The server's cost (issues 22 and 34): the real server (`dist/cli.js serve`, one process)
+ * against a bare `node:http` server (one process) answering the same JSON bytes, under the same
+ * load: 16 requests in flight over keep-alive connections, rounds alternating the two servers,
+ * median round. Three requests: `GET /v1/users/{id}`, `POST /v1/users` as an idempotent replay
+ * (the same Idempotency-Key and body every time: the stored answer) and `POST /v1/users` as a new
+ * user (a new Idempotency-Key and a new user each time). The load comes from this process
+ * through `node:http` with a keep-alive agent (cheaper than `fetch`, so that the load generator
+ * is not what is measured).
  *
- *   npm run build && node --import tsx bench/server.ts
+ * `--profile`: no comparison; instead one server per request kind, built from the sources without
+ * minifying (so that esbuild's `// src/...` comments name each line's source) and run under
+ * `--cpu-prof`, loaded for a few seconds, then each profile's samples by layer (bench/profile.ts).
+ *
+ * `--profile --data`: the same with each server on `--data` (a fresh folder): the write path's layers.
+ *
+ *   npm run build && node --import tsx bench/server.ts [--profile [--data] [--seconds 4] [--top 30]]
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import http from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { inspectorUiEsbuildPlugin } from '../scripts/inspector-ui.js';
 import { cpf } from '../test/support/fixtures.js';
+import { type CpuProfile, type Rule, SANDBOX_RULES, monotonicMicros, shares } from './profile.js';
 
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const IN_FLIGHT = 16;
@@ -44,12 +57,13 @@ function firstLine(child: ChildProcess, name: string): Promise<string> {
   });
 }
 
-// The bare server: answers GET and POST with the bytes and headers it was given, after reading the body.
+// The bare server: answers each request with the bytes and headers the real server gave the same
+// kind of request (told by its Idempotency-Key: the replay's is fixed), after reading the body.
 const BARE = `
 const http = require('node:http');
 const answers = JSON.parse(process.argv[1]);
 const server = http.createServer((req, res) => {
-  const a = req.method === 'POST' ? answers.post : answers.get;
+  const a = req.method !== 'POST' ? answers.get : req.headers['idempotency-key'] === 'replay' ? answers.replay : answers.post;
   const chunks = [];
   req.on('data', (c) => chunks.push(c));
   req.on('end', () => { res.writeHead(a.status, a.headers); res.end(a.body); });
@@ -102,47 +116,87 @@ function replayable(headers: http.IncomingHttpHeaders): Record<string, string> {
   return out;
 }
 
-/** Runs both comparisons and returns the figures (bench/run.ts reads them). */
+type Next = () => { method: string; path: string; headers: Record<string, string>; body?: string; status: number };
+
+interface Served {
+  port: number;
+  auth: Record<string, string>;
+  userId: string;
+  kinds: Array<{ request: string; next: Next }>;
+  /** The answers the bare server repeats, captured from this server. */
+  answers: Record<'get' | 'post' | 'replay', { status: number; headers: Record<string, string>; body: string }>;
+}
+
+// The request kinds, over a server that answered its first requests.
+async function prepare(port: number, apiKey: string): Promise<Served> {
+  const auth = { authorization: `Bearer ${apiKey}` };
+  const userBody = (n: number): string => JSON.stringify({ external_id: `e${n}`, name: `User ${n}`, document_type: 'cpf', document_number: cpf(n) });
+  const jsonPost = (key: string) => ({ ...auth, 'content-type': 'application/json', 'idempotency-key': key });
+  const created = await request(port, 'POST', '/v1/users', jsonPost('seed'), userBody(0));
+  const userId = (JSON.parse(created.body) as { id: string }).id;
+  const replayBody = userBody(1_000_000_000);
+  await request(port, 'POST', '/v1/users', jsonPost('replay'), replayBody);
+  const replayed = await request(port, 'POST', '/v1/users', jsonPost('replay'), replayBody);
+  if (replayed.headers['idempotent-replayed'] !== 'true') throw new Error('the replay was not answered as one');
+  const got = await request(port, 'GET', `/v1/users/${userId}`, auth);
+  return {
+    port,
+    auth,
+    userId,
+    answers: {
+      get: { status: got.status, headers: replayable(got.headers), body: got.body },
+      post: { status: created.status, headers: replayable(created.headers), body: created.body },
+      replay: { status: replayed.status, headers: replayable(replayed.headers), body: replayed.body },
+    },
+    kinds: [
+      { request: 'GET /v1/users/{id}', next: () => ({ method: 'GET', path: `/v1/users/${userId}`, headers: auth, status: 200 }) },
+      {
+        request: 'POST /v1/users, an idempotent replay',
+        next: () => ({ method: 'POST', path: '/v1/users', headers: jsonPost('replay'), body: replayBody, status: 201 }),
+      },
+      {
+        request: 'POST /v1/users, a new user (Idempotency-Key)',
+        next: () => {
+          const n = ++counter;
+          return { method: 'POST', path: '/v1/users', headers: jsonPost(`u${n}`), body: userBody(n), status: 201 };
+        },
+      },
+    ],
+  };
+}
+
+function serve(cli: string, nodeFlags: string[] = [], serveFlags: string[] = []): ChildProcess {
+  // Request log lines go to stderr: ignored, as a partner's terminal would scroll them.
+  // NODE_PATH: the profiled build lives in a temporary folder, from which `--data` must still find libsql.
+  const env = { ...process.env, NODE_PATH: fileURLToPath(new URL('../node_modules', import.meta.url)) };
+  return spawn(process.execPath, [...nodeFlags, cli, 'serve', '--port', '0', '--host', '127.0.0.1', ...serveFlags], { stdio: ['ignore', 'pipe', 'ignore'], env });
+}
+
+async function ready(child: ChildProcess): Promise<{ port: number; apiKey: string }> {
+  const line = JSON.parse(await firstLine(child, 'serve')) as { url: string; api_key: string };
+  return { port: Number(new URL(line.url).port), apiKey: line.api_key };
+}
+
+/** Runs the comparisons and returns the figures (bench/run.ts reads them). */
 export async function run(options: { rounds?: number; roundMs?: number } = {}): Promise<ServerFigure[]> {
   const rounds = options.rounds ?? 7;
   const roundMs = options.roundMs ?? 700;
   const children: ChildProcess[] = [];
   try {
-    // Request log lines go to stderr: ignored, as a partner's terminal would scroll them.
-    const served = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--host', '127.0.0.1'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const served = serve(CLI);
     children.push(served);
-    const ready = JSON.parse(await firstLine(served, 'serve')) as { url: string; api_key: string };
-    const port = Number(new URL(ready.url).port);
-    const auth = { authorization: `Bearer ${ready.api_key}` };
-    const userBody = (n: number): string => JSON.stringify({ external_id: `e${n}`, name: `User ${n}`, document_type: 'cpf', document_number: cpf(n) });
-    const jsonPost = (key: string) => ({ ...auth, 'content-type': 'application/json', 'idempotency-key': key });
-    const created = await request(port, 'POST', '/v1/users', jsonPost('seed'), userBody(0));
-    const userId = (JSON.parse(created.body) as { id: string }).id;
-    const got = await request(port, 'GET', `/v1/users/${userId}`, auth);
+    const { port, apiKey } = await ready(served);
+    const prepared = await prepare(port, apiKey);
     // The bare server answers the very bytes the real one answered.
-    const answers = {
-      get: { status: got.status, headers: replayable(got.headers), body: got.body },
-      post: { status: created.status, headers: replayable(created.headers), body: created.body },
-    };
-    const bare = spawn(process.execPath, ['-e', BARE, JSON.stringify(answers)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const bare = spawn(process.execPath, ['-e', BARE, JSON.stringify(prepared.answers)], { stdio: ['ignore', 'pipe', 'inherit'] });
     children.push(bare);
     const barePort = (JSON.parse(await firstLine(bare, 'bare server')) as { port: number }).port;
     const targets: Array<Pick<Target, 'name' | 'port'>> = [
       { name: 'served', port },
       { name: 'bare', port: barePort },
     ];
-    const kinds = [
-      { request: 'GET /v1/users/{id}', next: () => ({ method: 'GET', path: `/v1/users/${userId}`, headers: auth, status: 200 }) },
-      {
-        request: 'POST /v1/users (Idempotency-Key)',
-        next: () => {
-          const n = ++counter;
-          return { method: 'POST', path: '/v1/users', headers: jsonPost(`u${n}`), body: userBody(n), status: 201 };
-        },
-      },
-    ];
     const figures: ServerFigure[] = [];
-    for (const kind of kinds) {
+    for (const kind of prepared.kinds) {
       for (const t of targets) await load(t.port, kind.next, 1500); // warm-up: the real server's JIT needs more than a round
       const measured = { served: [] as number[], bare: [] as number[] };
       for (let r = 0; r < rounds; r++) {
@@ -159,6 +213,94 @@ export async function run(options: { rounds?: number; roundMs?: number } = {}): 
   }
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
+// --- where the server's time goes (--profile) ----------------------------------------------
+
+/** The server's own layers, before the sandbox's. */
+const SERVER_RULES: readonly Rule[] = [
+  { layer: 'server: stderr line of the request log', file: /server\/http\/start\.ts$/, fn: /formatLog|^log$|subscribe/ },
+  { layer: 'server: stderr line of the request log', file: /server\/(cli|run)\// },
+  { layer: 'server: listener (read the request, write the answer)', file: /server\/http\/listener\.ts$/ },
+  { layer: 'server: routing to the listener', file: /server\/http\/start\.ts$/ },
+  // libsql's wrapper and its native calls (a statement's run, a transaction's exec), under --data.
+  { layer: 'observer: persistence hooks', file: /node_modules\/libsql\// },
+  ...SANDBOX_RULES,
+  { layer: 'node:http, sockets and streams', file: /^node:(_http|http|net|stream|internal\/(streams|http|stream_base|net|js_stream|timers))/ },
+  { layer: 'node:http, sockets and streams', file: /^(writev|writeBuffer|writeUtf8String|writeLatin1String|onStreamRead|afterWriteDispatched)$/ },
+];
+
+/** One request kind's profile: each layer's share of the server's busy samples. */
+export interface ServerProfile {
+  request: string;
+  perSecond: number;
+  layers: Array<{ layer: string; share: number }>;
+}
+
+/**
+ * Profiles the server under each request kind (one server process each, built without minifying).
+ * `data`: each server runs with `--data` on a fresh folder (the write path's cost, issue 34).
+ */
+export async function profileServer(options: { seconds?: number; top?: number; data?: boolean } = {}): Promise<ServerProfile[]> {
+  const seconds = options.seconds ?? 4;
+  const dir = mkdtempSync(path.join(tmpdir(), 'pix-usdt-server-profile-'));
+  const children: ChildProcess[] = [];
+  try {
+    const cli = path.join(dir, 'cli.js');
+    // The CLI as tsup builds it (tsup.config.ts), without minifying: each module keeps its `// src/...` comment.
+    await build({
+      entryPoints: { cli: fileURLToPath(new URL('../src/server/cli/main.ts', import.meta.url)) },
+      outdir: dir,
+      splitting: true,
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      keepNames: true,
+      // The CommonJS dependencies' `require`s of Node built-ins (tsup's build adds the same shim).
+      banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+      external: ['libsql'],
+      plugins: [inspectorUiEsbuildPlugin],
+      logLevel: 'silent',
+    });
+    const out: ServerProfile[] = [];
+    for (let k = 0; k < 3; k++) {
+      const profiles = path.join(dir, `profile-${k}`);
+      const served = serve(cli, ['--cpu-prof', '--cpu-prof-dir', profiles, '--cpu-prof-interval', '100'], options.data === true ? ['--data', path.join(dir, `data-${k}`)] : []);
+      children.push(served);
+      const { port, apiKey } = await ready(served);
+      const prepared = await prepare(port, apiKey);
+      const kind = prepared.kinds[k] as Served['kinds'][number];
+      await load(port, kind.next, 1500);
+      const window = { from: monotonicMicros(), to: 0 };
+      const perSecond = await load(port, kind.next, seconds * 1000);
+      window.to = monotonicMicros();
+      const exited = new Promise((resolve) => served.once('exit', resolve));
+      served.kill('SIGINT');
+      await exited;
+      const file = readdirSync(profiles).find((f) => f.endsWith('.cpuprofile'));
+      if (file === undefined) throw new Error('the server wrote no profile');
+      const profile = JSON.parse(readFileSync(path.join(profiles, file), 'utf8')) as CpuProfile;
+      if ((options.top ?? 0) > 0) console.log(`\n${kind.request}: heaviest functions`);
+      const layers = [...shares(profile, SERVER_RULES, 'other (microtasks, the event loop)', options.top ?? 0, window)].map(([layer, share]) => ({ layer, share })).sort((a, b) => b.share - a.share);
+      out.push({ request: kind.request, perSecond, layers });
+    }
+    return out;
+  } finally {
+    agent.destroy();
+    for (const c of children) c.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const flag = (name: string): string | undefined => {
+  const at = process.argv.indexOf(name);
+  return at < 0 ? undefined : process.argv[at + 1];
+};
+
+if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv.includes('--profile')) {
+  for (const p of await profileServer({ seconds: Number(flag('--seconds') ?? 4), top: Number(flag('--top') ?? 0), data: process.argv.includes('--data') })) {
+    console.log(`\n${p.request}: ${Math.round(p.perSecond)} /s under the profiler`);
+    for (const l of p.layers) console.log(`  ${l.layer.padEnd(56)} ${(100 * l.share).toFixed(1).padStart(5)}%`);
+  }
+} else if (process.argv[1] === fileURLToPath(import.meta.url)) {
   for (const f of await run()) console.log(`${f.request.padEnd(34)} served ${f.served} /s, bare ${f.bare} /s: x${f.ratio.toFixed(2)}  (served ${f.rounds.served.join(' ')}; bare ${f.rounds.bare.join(' ')})`);
 }

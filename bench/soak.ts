@@ -10,7 +10,10 @@
  * answer of a tenant (loaded on use). Last, in process on a fresh folder: the bytes an idempotent
  * replay and a GET add to the database's write-ahead log.
  *
- *   npm run build && node --import tsx bench/soak.ts [--seconds 60] [--window 5] [--tenants 20] [--concurrency 16]
+ * `--phases` runs the memory-only server's windows first, then the `--data` server's (the method of
+ * the outside measurement in issue 34) instead of alternating; both print the ratio over all windows.
+ *
+ *   npm run build && node --import tsx bench/soak.ts [--seconds 60] [--window 5] [--tenants 20] [--concurrency 16] [--phases]
  *   (npm run bench runs it with the defaults; `npm run bench -- --only soak --soak-seconds 900` for longer)
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -38,6 +41,11 @@ export interface SoakOptions {
   window: number;
   tenants: number;
   concurrency: number;
+  /**
+   * `--phases`: the memory-only server's windows all first, then the `--data` server's (the two
+   * phases one after the other, as measured from outside for issue 34), instead of alternating.
+   */
+  phases?: boolean;
 }
 
 /** One window of one server. */
@@ -249,7 +257,7 @@ function optionsFrom(argv: readonly string[]): SoakOptions {
     const raw = at >= 0 ? Number(argv[at + 1]) : Number.NaN;
     return Number.isFinite(raw) && raw > 0 ? raw : fallback;
   };
-  return { seconds: value('seconds', 30), window: value('window', 5), tenants: value('tenants', 20), concurrency: value('concurrency', 16) };
+  return { seconds: value('seconds', 30), window: value('window', 5), tenants: value('tenants', 20), concurrency: value('concurrency', 16), phases: argv.includes('--phases') || argv.includes('--soak-phases') };
 }
 
 /** The soak, side by side (see the module comment). */
@@ -266,18 +274,25 @@ export async function run(options: SoakOptions = optionsFrom(process.argv)): Pro
     await addTenants(stored, options.tenants);
     const clientsOf = (s: Server): PixUsdt[] => s.keys.slice(1).map((apiKey) => new PixUsdt({ apiKey, baseUrl: s.url, maxRetries: 0, timeoutMs: 30_000 }));
     const clients = { memory: clientsOf(memory), data: clientsOf(stored) };
-    console.log(`soak: ${options.tenants} tenants, ${options.concurrency} in flight, ${options.seconds} s a server in windows of ${options.window} s, alternating`);
+    console.log(`soak: ${options.tenants} tenants, ${options.concurrency} in flight, ${options.seconds} s a server in windows of ${options.window} s, ${options.phases === true ? 'one server after the other' : 'alternating'}`);
     // Warm-up (JIT, connections): not counted.
     await window(memory, clients.memory, { ...options, window: 2 }, 0);
     await window(stored, clients.data, { ...options, window: 2 }, 0);
     const rounds = Math.max(2, Math.round(options.seconds / options.window));
-    for (let i = 0; i < rounds; i++) {
-      for (const s of [memory, stored]) {
-        const w = await window(s, s === memory ? clients.memory : clients.data, options, (i + 1) * options.window);
-        windows.push(w);
-        print(w);
-      }
+    const order: Array<[Server, number]> = [];
+    if (options.phases === true) for (const s of [memory, stored]) for (let i = 0; i < rounds; i++) order.push([s, i]);
+    else for (let i = 0; i < rounds; i++) for (const s of [memory, stored]) order.push([s, i]);
+    for (const [s, i] of order) {
+      const w = await window(s, s === memory ? clients.memory : clients.data, options, (i + 1) * options.window);
+      windows.push(w);
+      print(w);
     }
+    // The whole of each server's windows: the figure a measurement from outside takes.
+    const whole = (server: SoakWindow['server']): number => {
+      const of = windows.filter((w) => w.server === server);
+      return of.reduce((n, w) => n + w.perSecond, 0) / of.length;
+    };
+    console.log(`--data / memory-only over all their windows: ${f1(whole('data'))} / ${f1(whole('memory'))} lifecycles/s = x${(whole('data') / whole('memory')).toFixed(2)}`);
     // A restart after the soak: kill -9, then the time to the ready line and to a tenant's first answer.
     await stop(stored.process, 'SIGKILL');
     const keys = stored.keys;

@@ -4,7 +4,9 @@
  * that holds web globals only (what a Worker or a browser offers), with no `Buffer`, `process`,
  * `require`, `global`, `module` or `setImmediate`. Inside it: client calls against an in-context
  * handler and against the bundled sandbox, an API error, and a webhook sign + verify round trip
- * with WebCrypto (and a refused forgery).
+ * with WebCrypto (and a refused forgery). Then the same where code generation from strings is
+ * refused (`new Function` throws, as under a strict Content-Security-Policy or in a Worker): the
+ * sandbox's request schemas stay interpreted there (src/models/compile.ts), with the same answers.
  */
 import { createContext, runInContext } from 'node:vm';
 import { build } from 'esbuild';
@@ -78,6 +80,9 @@ const SCENARIO = String.raw`
   const done = await sc.testHelpers.conversions.simulateOfframpDeposit(c.id, { settle: true });
   out.lifecycle = done.status;
   out.events = sandbox.events().map((e) => e.type);
+  try { await sc.users.create({ external_id: 'sb2', name: 'Refused', document_type: 'cpf', document_number: 52998224725, extra: true }); out.refused = 'accepted'; }
+  catch (error) { out.refused = { code: error.code, issues: error.details.issues }; }
+  try { new Function('return 1'); out.codegen = 'allowed'; } catch (error) { out.codegen = error.name; }
 
   // 3. Webhooks: sign, verify, construct, and refuse a forgery (WebCrypto only).
   const body = JSON.stringify({ id: 'evt_1', type: 'conversion.completed', created_at: '2026-03-02T12:00:00.000Z', data: { object: { id: c.id } } });
@@ -91,15 +96,32 @@ const SCENARIO = String.raw`
 })()
 `;
 
+// The three bundles, built once for every context below.
+let built: Promise<Array<[string, string]>> | undefined;
+function bundles(): Promise<Array<[string, string]>> {
+  built ??= Promise.all(Object.entries(ENTRIES).map(async ([name, entry]) => [entry, await bundle(name, entry)] as [string, string]));
+  return built;
+}
+
+async function scenarioIn(context: ReturnType<typeof createContext>): Promise<Record<string, unknown>> {
+  for (const [entry, code] of await bundles()) {
+    expect(code, `${entry} bundle`).not.toMatch(/\brequire\(["']node:/);
+    runInContext(code, context, { filename: `${entry}.bundle.js` });
+  }
+  return JSON.parse((await runInContext(SCENARIO, context)) as string) as Record<string, unknown>;
+}
+
+const REFUSED = {
+  code: 'validation_error',
+  issues: [
+    { path: 'document_number', message: 'Expected a string, received the number 52998224725' },
+    { path: '', message: 'Unknown field "extra": remove it' },
+  ],
+};
+
 describe('web-standard runtime (vm context with web globals only)', () => {
   it('runs the client, the sandbox and the webhooks without Node globals', { timeout: 60_000 }, async () => {
-    const context = createContext(webGlobals());
-    for (const [name, entry] of Object.entries(ENTRIES)) {
-      const code = await bundle(name, entry);
-      expect(code, `${entry} bundle`).not.toMatch(/\brequire\(["']node:/);
-      runInContext(code, context, { filename: `${entry}.bundle.js` });
-    }
-    const out = JSON.parse((await runInContext(SCENARIO, context)) as string) as Record<string, unknown>;
+    const out = await scenarioIn(createContext(webGlobals()));
     expect(out).toMatchObject({
       nodeGlobals: [],
       retrieved: 'Worker',
@@ -108,9 +130,25 @@ describe('web-standard runtime (vm context with web globals only)', () => {
       seen: ['GET /v1/users/6f1c0a34-5d8e-4b7a-9c1d-2e3f4a5b6c7d Bearer sk_test', 'POST /v1/users Bearer sk_test', 'GET /v1/users/missing Bearer sk_test'],
       lifecycle: 'completed',
       webhook: { header: true, type: 'conversion.completed' },
+      refused: REFUSED,
+      codegen: 'allowed',
     });
     expect(out['events']).toEqual(expect.arrayContaining(['conversion.created', 'transaction.sending_pix', 'conversion.completed']));
     expect(typeof out['forgery']).toBe('string');
+    expect(out['forgery']).not.toBe('accepted');
+  });
+
+  it('runs them where `new Function` throws (a strict Content-Security-Policy): the same answers, schemas interpreted', { timeout: 60_000 }, async () => {
+    const out = await scenarioIn(createContext(webGlobals(), { codeGeneration: { strings: false } }));
+    expect(out).toMatchObject({
+      nodeGlobals: [],
+      retrieved: 'Worker',
+      error: { code: 'user_not_found', status: 404, guard: true },
+      lifecycle: 'completed',
+      webhook: { header: true, type: 'conversion.completed' },
+      refused: REFUSED,
+      codegen: 'EvalError',
+    });
     expect(out['forgery']).not.toBe('accepted');
   });
 

@@ -226,14 +226,24 @@ export class Platform extends EventEmitter<PlatformEvents> implements World, Set
    * now. Listeners get the envelope; the log keeps it compact (core/event-log.ts).
    */
   record<R extends Stamped>(tenant: TenantState, type: EventType, kind: VersionKind<R>, record: R, at: number): SandboxEvent {
+    const version = this.version(kind, record);
+    let data: SandboxEvent['data'] | undefined;
     const event: SandboxEvent = {
       id: this.random.uuid(),
       type,
       created_at: iso(at),
-      data: { object: kind.out(record) as Record<string, unknown> },
+      // Built from the version (the record as it was now) when a listener first reads it: the
+      // webhook plugin serializes the log entry instead, so without a listener of its own an
+      // event builds no wire object (an own enumerable property: JSON and copies see it).
+      get data(): SandboxEvent['data'] {
+        return (data ??= { object: version.object() });
+      },
+      set data(value: SandboxEvent['data']) {
+        data = value;
+      },
     };
     // The log keeps a version of the record (in memory, or until written: core/logs.ts), not the envelope.
-    const logged = new PackedEvent(event.id, type, at, this.version(kind, record));
+    const logged = new PackedEvent(event.id, type, at, version);
     tenant.events.add(logged);
     this.lastLogged = logged;
     try {
@@ -256,6 +266,24 @@ export class Platform extends EventEmitter<PlatformEvents> implements World, Set
     const version = new Version(kind as unknown as VersionKind<never>, record, packed);
     this.#lastVersions.set(kind.name, version);
     return version;
+  }
+
+  // The JSON of the last version of each kind whose JSON was asked for (see textOf).
+  readonly #texts = new Map<string, { version: Version; text: string }>();
+
+  /**
+   * The JSON of a version (an answer's body, byte for byte). The last one asked of each kind is
+   * kept, so that the answer of a mutation, the read that follows it and a replay of it share one
+   * serialization. `live`: the version was just taken of its record as it is now (its wire form
+   * is the record's, with nothing to unpack).
+   */
+  textOf(version: Version, live = false): string {
+    const name = version.kind.name;
+    const kept = this.#texts.get(name);
+    if (kept !== undefined && kept.version === version) return kept.text;
+    const text = live ? JSON.stringify((version.kind.out as (record: Stamped) => object)(version.record)) : version.text();
+    this.#texts.set(name, { version, text });
+    return text;
   }
 
   /** The log entry of the event being emitted (a listener of `event` may keep it instead of a copy). */

@@ -36,6 +36,8 @@ export interface World {
   record<R extends Stamped>(tenant: TenantState, type: EventType, kind: VersionKind<R>, record: R, at: number): SandboxEvent;
   /** A compact version of a record as it is now (events and stored answers keep these). */
   version<R extends Stamped>(kind: VersionKind<R>, record: R): Version;
+  /** The JSON of a version (`live`: just taken of the record as it is), the last of each kind kept. */
+  textOf(version: Version, live?: boolean): string;
   /** Tells listeners that a conversion moved on its machine (emitted or not). */
   changed(tenant: TenantState, change: StateChange): void;
   /** Someone listens to moves (an open inspector, a `transition` listener): without one, no move is built. */

@@ -48,8 +48,8 @@ class RequestCall implements AppCall {
   ) {
     this.headers = incoming.headers;
     this.method = incoming.method.toUpperCase();
-    this.path = incoming.url.pathname;
-    this.search = incoming.url.search;
+    this.path = incoming.path;
+    this.search = incoming.search;
   }
 
   get platform(): Platform {

@@ -18,8 +18,10 @@ import type { RouteDef } from './routes/types.js';
 export interface Incoming {
   /** HTTP method, as given. */
   method: string;
-  /** Absolute URL (parsed once: the pipeline reads its path and query). */
-  url: URL;
+  /** The URL's path, as a URL parser gives it (dot segments resolved, percent-encoded where it encodes). */
+  path: string;
+  /** The URL's query with its `?`, as a URL parser gives it (empty without one). */
+  search: string;
   /** Header lookup, case-insensitive. */
   headers: HeaderReader;
   /** The body as text (read once, on demand). */
@@ -218,24 +220,70 @@ function utf8(bytes: ArrayBuffer): string {
 
 /** A web `Request` as the sandbox reads it. */
 export function incomingOf(request: Request): Incoming {
-  return { method: request.method, url: new URL(request.url), headers: request.headers, text: () => request.arrayBuffer().then(utf8), toRequest: () => request };
+  const url = new URL(request.url);
+  return { method: request.method, path: url.pathname, search: url.search, headers: request.headers, text: () => request.arrayBuffer().then(utf8), toRequest: () => request };
 }
 
 /**
- * A request the host read itself (the Node server): headers already joined, the body as bytes.
- * The body is decoded as `incomingOf` decodes it (UTF-8, refused when invalid); the web `Request`
- * is built only if a stage asks for it.
+ * A request the host read itself (the Node server): its target's path and query (read by
+ * {@link targetParts}), headers already joined, the body as bytes. The body is decoded as
+ * `incomingOf` decodes it (UTF-8, refused when invalid); the web `Request` is built only if a
+ * stage asks for it, from `href` (the origin and the target).
  */
-export function incomingOfParts(method: string, url: URL, headers: Map<string, string>, bytes: Uint8Array | null): Incoming {
+export function incomingOfParts(method: string, target: { path: string; search: string }, href: string, headers: Map<string, string>, bytes: Uint8Array | null): Incoming {
+  const { path, search } = target;
   let text: string;
   try {
     text = bytes === null || bytes.length === 0 ? '' : UTF8.decode(bytes);
   } catch {
     const refused = notUtf8();
-    return { method, url, headers: new MapHeaders(headers), text: () => Promise.reject(refused), toRequest: () => new Request(url.href, { method, headers: [...headers], body: bytes === null ? null : new Uint8Array(bytes) }) };
+    return { method, path, search, headers: new MapHeaders(headers), text: () => Promise.reject(refused), toRequest: () => new Request(href, { method, headers: [...headers], body: bytes === null ? null : new Uint8Array(bytes) }) };
   }
   const body = bytes === null || bytes.length === 0 ? null : bytes;
-  return { method, url, headers: new MapHeaders(headers), text: () => Promise.resolve(text), body: text, toRequest: () => new Request(url.href, { method, headers: [...headers], body: body === null ? null : new Uint8Array(body) }) };
+  return { method, path, search, headers: new MapHeaders(headers), text: () => Promise.resolve(text), body: text, toRequest: () => new Request(href, { method, headers: [...headers], body: body === null ? null : new Uint8Array(body) }) };
+}
+
+// Characters a URL parser leaves as they are in a path (RFC 3986 unreserved, and `/`) and in a
+// query (those, and the sub-delimiters it does not encode). `%` is not among them: `%2e` is a dot
+// to the parser, and a path with one is parsed.
+const PATH_CHARS = new Uint8Array(128);
+const QUERY_CHARS = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  const ch = String.fromCharCode(c);
+  if (/[A-Za-z0-9\-._~/]/.test(ch)) PATH_CHARS[c] = 1;
+  if (/[A-Za-z0-9\-._~/?=&+,:;!$()*@%]/.test(ch)) QUERY_CHARS[c] = 1;
+}
+
+/**
+ * The path and query of a request target (`/v1/users?limit=2`) when it is already in the form a
+ * URL parser gives (no `%`, `#`, dot segment, or character it would encode), without parsing it:
+ * what `new URL(target, origin)` would give, at a fraction of its cost. `null` otherwise: parse it.
+ */
+export function targetParts(target: string, from = 0): { path: string; search: string } | null {
+  const n = target.length;
+  if (from >= n || target.charCodeAt(from) !== 47) return null;
+  let query = -1;
+  let segment = from + 1;
+  for (let i = from + 1; i <= n; i++) {
+    const c = i === n ? 47 : target.charCodeAt(i);
+    if (c === 47 || c === 63) {
+      // `.` and `..` are dot segments: the parser resolves them.
+      const length = i - segment;
+      if ((length === 1 || length === 2) && target.charCodeAt(segment) === 46 && target.charCodeAt(i - 1) === 46) return null;
+      segment = i + 1;
+      if (c === 63) {
+        query = i;
+        break;
+      }
+    } else if (c > 127 || PATH_CHARS[c] !== 1) return null;
+  }
+  if (query < 0) return { path: from === 0 ? target : target.slice(from), search: '' };
+  for (let i = query + 1; i < n; i++) {
+    const c = target.charCodeAt(i);
+    if (c > 127 || QUERY_CHARS[c] !== 1) return null;
+  }
+  // A `?` with nothing after it is no query to the parser.
+  return { path: target.slice(from, query), search: query + 1 === n ? '' : target.slice(query) };
 }
 
 /** Header lookup over a map of lower-case names. */

@@ -10,6 +10,7 @@ import { ApiError } from '../core/errors.js';
 import { flat, hash53 } from '../core/random.js';
 import { type CompactBody, type IdempotencyRec, bodyText } from '../core/state.js';
 import { replayOf } from '../core/tenant-schema.js';
+import { Version } from '../core/versions.js';
 import { type Answer, type AuthenticatedCall, type Check, type RoutedCall, type Stage, errorAnswer, isMutation } from './call.js';
 
 const IN_PROGRESS_MS = 60_000;
@@ -36,8 +37,8 @@ export function noteCompact(answer: Answer, compact: CompactBody): void {
  * status from 200 to 599, allow-listed headers, its `x-request-id`), plus `idempotent-replayed:
  * true`. A record that cannot be replayed (it reached storage some other way) is a 500.
  */
-function replay(rec: IdempotencyRec, requestId: string): Answer {
-  const answer = replayOf({ ...rec, body: bodyText(rec.body) }, requestId);
+function replay(rec: IdempotencyRec, text: string | null, requestId: string): Answer {
+  const answer = replayOf({ ...rec, body: text }, requestId);
   if (answer === null) throw new ApiError('internal_error', 'The stored answer of this Idempotency-Key cannot be replayed (its record is damaged); nothing was run.');
   return answer;
 }
@@ -80,7 +81,9 @@ export const idempotency: Stage<RoutedCall> = async (call, next) => {
       if (existing.fingerprint !== fingerprint) {
         throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used with a different request.');
       }
-      return replay(existing, call.requestId);
+      // A record's version: its JSON is the platform's kept one when it is the last asked of its kind.
+      const text = existing.body instanceof Version ? call.platform.textOf(existing.body) : bodyText(existing.body);
+      return replay(existing, text, call.requestId);
     }
   }
   // The key is kept for 24 hours: one flat copy, not the caller's string (which may be a tree of pieces).

@@ -9,6 +9,7 @@
  * is refused, neither counted. Plugins insert theirs by name (src/sandbox/http/app.ts).
  * @module
  */
+import { compiled } from '../../models/compile.js';
 import { parseRequest } from '../../models/index.js';
 import { ApiError } from '../core/errors.js';
 import { readApiKey, API_KEY_REFUSALS, type ApiKeyRefusal } from './authentication.js';
@@ -101,9 +102,10 @@ const rateLimit: Check<ValidatedCall> = (call) => {
 
 const NUMERIC_QUERY = new Set(['limit']);
 
+// Compiled where the runtime allows generated code (models/compile.ts): the same outcome, issues included.
 function validate(schema: RouteDef['body'], value: unknown, prefix: string): unknown {
   if (!schema) return value;
-  const result = parseRequest(schema, value);
+  const result = parseRequest(compiled(schema), value);
   if (result.ok) return result.value;
   const issues = result.issues.map((i) => ({ ...i, path: prefix && i.path ? `${prefix}.${i.path}` : i.path || prefix }));
   throw new ApiError('validation_error', 'The request is invalid.', { issues });
@@ -132,7 +134,7 @@ const validateInput: Check<RoutedCall, ValidatedCall> = (call: RoutedCall) => {
 
 function answerOf(reply: Reply): Answer {
   if (reply.status === 204) return { status: 204, body: null, headers: {} };
-  const answer: Answer = { status: reply.status, body: JSON.stringify(reply.body), headers: { 'content-type': 'application/json' } };
+  const answer: Answer = { status: reply.status, body: reply.text ?? JSON.stringify(reply.body), headers: { 'content-type': 'application/json' } };
   // A record's answer: the idempotency stage keeps its version, not the text (core/versions.ts).
   if (reply.compact !== undefined) noteCompact(answer, reply.compact);
   return answer;

@@ -13,7 +13,7 @@
 import { type IncomingMessage, STATUS_CODES, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { type Answer, type ErrorEnvelope, type Incoming, envelopeAnswer, incomingOfParts } from '../../sandbox/http/call.js';
+import { type Answer, type ErrorEnvelope, type Incoming, envelopeAnswer, incomingOfParts, targetParts } from '../../sandbox/http/call.js';
 import { newRequestId } from '../../sandbox/http/request-id.js';
 import { type Arrival, type RequestLog, logPath } from '../../sandbox/http/request-log.js';
 import { TENANTS_MAX_BODY } from '../../sandbox/http/routes/test-helpers.js';
@@ -139,13 +139,17 @@ async function toIncoming(req: IncomingMessage, method: string, origin: string):
     headers.set(key, previous === undefined ? value : `${previous}, ${value}`);
   }
   const body = NO_BODY.has(asked) ? null : await readBody(req, bodyLimitOf(target));
-  let url: URL;
-  try {
-    url = new URL(origin + target);
-  } catch {
-    throw refusal('The request is malformed.');
+  // A target in the form a URL parser gives (what clients send) is not parsed again.
+  let parts = targetParts(target);
+  if (parts === null) {
+    try {
+      const url = new URL(origin + target);
+      parts = { path: url.pathname, search: url.search };
+    } catch {
+      throw refusal('The request is malformed.');
+    }
   }
-  return incomingOfParts(asked, url, headers, body);
+  return incomingOfParts(asked, parts, origin + target, headers, body);
 }
 
 /**

@@ -117,6 +117,34 @@ describe('record versions', () => {
     expect((await w.call('GET', `/v1/conversions/${accepted.json['id'] as string}`)).json['status']).toBe('completed');
   });
 
+  it('a read answers the record as it is now, and an event read late holds the record as it was', async () => {
+    const w = world();
+    const kept: Array<{ type: string; data: { object: Record<string, unknown> } }> = [];
+    w.sandbox.on('event', (event) => kept.push(event as never));
+    const ana = await w.call('POST', '/v1/users', { external_id: 'u1', name: 'Ana', document_type: 'cpf', document_number: cpf(1) });
+    const bia = await w.call('POST', '/v1/users', { external_id: 'u2', name: 'Bia', document_type: 'cpf', document_number: cpf(2) });
+    const anaId = ana.json['id'] as string;
+    const bId = bia.json['id'] as string;
+    // The JSON of the last version of a kind is kept: reads of two users in turn, and after a change.
+    expect((await w.call('GET', `/v1/users/${anaId}`)).text).toBe(ana.text);
+    expect((await w.call('GET', `/v1/users/${bId}`)).text).toBe(bia.text);
+    const renamed = await w.call('PATCH', `/v1/users/${anaId}`, { name: 'Ana Maria' });
+    expect(renamed.json['name']).toBe('Ana Maria');
+    expect((await w.call('GET', `/v1/users/${anaId}`)).text).toBe(renamed.text);
+    expect((await w.call('GET', `/v1/users/${bId}`)).text).toBe(bia.text);
+    await w.call('POST', `/v1/test_helpers/users/${anaId}/kyc`, { status: 'approved' });
+    const approved = await w.call('GET', `/v1/users/${anaId}`);
+    expect(approved.json['kyc_status']).toBe('approved');
+    expect(approved.text).not.toBe(renamed.text);
+    // Events kept as objects and read only now: each as its record was when it was emitted.
+    const ofAna = kept.filter((e) => e.data.object['id'] === anaId);
+    expect(ofAna.map((e) => [e.type, e.data.object['kyc_status']])).toEqual([
+      ['user.kyc_pending', 'pending'],
+      ['user.kyc_approved', 'approved'],
+    ]);
+    expect(kept.map((e) => JSON.stringify(e))).toEqual(w.emitted);
+  });
+
   it('an answer a middleware rewrote is kept as rewritten', async () => {
     const w = world();
     w.sandbox.use('rewrite', async (_call, next) => {

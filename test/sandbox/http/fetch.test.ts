@@ -4,7 +4,10 @@
  * they stand for: the same answers as `sandbox.handle(new Request(...))`, the same TypeErrors as
  * `fetch`, and a body that behaves as a `Response` body.
  */
+import { inspect } from 'node:util';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { targetParts } from '../../../src/sandbox/http/call.js';
 import { type Sandbox, createSandbox } from '../../../src/sandbox/index.js';
 import { cpf } from '../../support/fixtures.js';
 
@@ -31,6 +34,10 @@ describe('sandbox.fetch(url, init)', () => {
     ['a body that is not JSON', (key) => [`${ORIGIN}/v1/users`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'idempotency-key': 'k5' }, body: '{"name":' }]],
     ['a duplicated header (two spellings)', (key) => [`${ORIGIN}/v1/users`, { headers: { authorization: `Bearer ${key}`, Authorization: `Bearer ${key}` } }]],
     ['a path with dot segments', (key) => [`${ORIGIN}/v1/x/../users`, { headers: { authorization: `Bearer ${key}` } }]],
+    ['a relative path with an encoded dot segment', (key) => ['/v1/x/%2E%2e/users?limit=1', { headers: { authorization: `Bearer ${key}` } }]],
+    ['a query the parser encodes, and a fragment', (key) => [`${ORIGIN}/v1/users?limit=1&x="a b"#frag`, { headers: { authorization: `Bearer ${key}` } }]],
+    ['an upper-case host with its default port, and an empty query', (key) => ['HTTPS://SANDBOX.pix-usdt.local:443/v1/users?', { headers: { authorization: `Bearer ${key}` } }]],
+    ['another origin, a backslash for a slash', (key) => ['https://api.example.com\\v1/users', { headers: { authorization: `Bearer ${key}` } }]],
   ];
 
   it.each(cases)('answers %s exactly as a real Request would', async (_name, make) => {
@@ -109,6 +116,28 @@ describe('sandbox.fetch(url, init)', () => {
   });
 });
 
+describe('a request target read without a URL parser (targetParts)', () => {
+  it('gives the path and query a URL parser gives, or leaves the target to it', () => {
+    const piece = fc.constantFrom('/', '//', '.', '..', '%2e', '%2E', '%41', '%', '?', '#', '&', '=', ' ', '\\', '\t', '"', "'", '<', '`', '{', 'é', '~', '-', '_', ':', '@', '+', 'v1', 'users', 'a.b', '...', 'ID-9');
+    let fast = 0;
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {
+        const target = `/${pieces.join('')}`;
+        const parts = targetParts(target);
+        if (parts === null) return;
+        fast++;
+        const url = new URL(ORIGIN + target);
+        expect(parts).toEqual({ path: url.pathname, search: url.search });
+      }),
+      { numRuns: 3000, seed: 34 },
+    );
+    // Most targets a client sends take the fast way: the comparison above ran.
+    expect(fast).toBeGreaterThan(300);
+    expect(targetParts('/v1/quotes/0b7c9f7e-1111-4222-8333-444455556666/accept')).toEqual({ path: '/v1/quotes/0b7c9f7e-1111-4222-8333-444455556666/accept', search: '' });
+    expect(targetParts('/v1/users?limit=2&cursor=abc')).toEqual({ path: '/v1/users', search: '?limit=2&cursor=abc' });
+  });
+});
+
 describe('the Response of sandbox.fetch', () => {
   async function answer(): Promise<{ response: Response; expected: string }> {
     const sandbox = createSandbox({ seed: 'body', now: '2026-03-02T12:00:00Z' });
@@ -168,5 +197,38 @@ describe('the Response of sandbox.fetch', () => {
     const { id } = (await created.json()) as { id: string };
     const deleted = await sandbox.fetch(`/v1/users/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${sandbox.apiKey}`, 'idempotency-key': 'd' } });
     expect([deleted.status, deleted.body, await deleted.text()]).toEqual([204, null, '']);
+  });
+
+  // Its headers are read from the answer until anything but get/has asks for them (src/sandbox/http/fetch.ts).
+  it('has headers that behave as a Headers object, read or changed in any way', async () => {
+    const { response } = await answer();
+    const real = new Response(null, { headers: { 'content-type': 'application/json', 'x-request-id': response.headers.get('x-request-id') ?? '' } }).headers;
+    expect(response.headers).toBeInstanceOf(Headers);
+    expect(response.headers.get('Content-Type')).toBe('application/json');
+    expect(response.headers.get('idempotent-replayed')).toBeNull();
+    expect(response.headers.get('constructor')).toBeNull();
+    expect(response.headers.has('X-REQUEST-ID')).toBe(true);
+    expect(() => response.headers.get('bad name')).toThrow(TypeError);
+    expect([...new Headers(response.headers)]).toEqual([...real]);
+    expect([...new Response(null, { headers: response.headers }).headers]).toEqual([...real]);
+    expect(inspect(response.headers)).toContain("'content-type': 'application/json'");
+    const second = (await answer()).response.headers;
+    second.set('x-extra', 'one');
+    second.append('x-extra', 'two');
+    second.delete('content-type');
+    expect([second.get('x-extra'), second.get('content-type'), second.has('x-request-id')]).toEqual(['one, two', null, true]);
+    expect([...second.keys()]).toEqual(['x-extra', 'x-request-id']);
+    const third = (await answer()).response.headers;
+    const seen: string[] = [];
+    third.forEach((_value, name) => seen.push(name));
+    expect(seen).toEqual(['content-type', 'x-request-id']);
+  });
+
+  it('keeps the headers a middleware answers, in any spelling', async () => {
+    const sandbox = createSandbox();
+    sandbox.use('custom', async () => ({ status: 200, body: '{}', headers: { 'X-Custom': ' kept ', 'content-type': 'application/json' } }));
+    const response = await sandbox.fetch('/v1/users', { headers: { authorization: `Bearer ${sandbox.apiKey}` } });
+    expect(response.headers.get('x-custom')).toBe('kept');
+    expect([...response.headers].map(([name]) => name)).toEqual(['content-type', 'x-custom', 'x-request-id']);
   });
 });

@@ -7,7 +7,7 @@ import { conversionOut } from '../../core/wire.js';
 import { applyConversion, getConversion, liquidateConversion } from '../../core/conversions.js';
 import { listPage, userAndStatus } from '../list.js';
 import { IdParams, NoBody } from './shared.js';
-import { type RouteDef, define, ok, recordReply } from './types.js';
+import { type RouteDef, define, ok, recordOk, recordReply } from './types.js';
 import { CONVERSION } from '../../core/versions.js';
 
 /** Conversion routes. */
@@ -41,7 +41,7 @@ export const CONVERSION_ROUTES: RouteDef[] = [
     path: '/v1/conversions/:id',
     capability: 'conversions:read',
     params: IdParams,
-    handler: ({ tenant, params }) => ok(conversionOut(getConversion(tenant, params.id))),
+    handler: ({ platform, tenant, params }) => recordOk(platform, CONVERSION, getConversion(tenant, params.id)),
   }),
   define({
     method: 'POST',

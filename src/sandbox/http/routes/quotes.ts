@@ -8,7 +8,7 @@ import { acceptQuote } from '../../core/conversions.js';
 import { listPage, userAndStatus } from '../list.js';
 import { createQuote, getQuote } from '../../core/quotes.js';
 import { IdParams } from './shared.js';
-import { type RouteDef, define, ok, recordReply } from './types.js';
+import { type RouteDef, define, ok, recordOk, recordReply } from './types.js';
 import { CONVERSION, QUOTE } from '../../core/versions.js';
 
 /** Quote routes. */
@@ -33,7 +33,7 @@ export const QUOTE_ROUTES: RouteDef[] = [
     path: '/v1/quotes/:id',
     capability: 'quotes:read',
     params: IdParams,
-    handler: ({ tenant, params }) => ok(quoteOut(getQuote(tenant, params.id))),
+    handler: ({ platform, tenant, params }) => recordOk(platform, QUOTE, getQuote(tenant, params.id)),
   }),
   define({
     method: 'POST',

@@ -7,7 +7,7 @@ import { transactionOut } from '../../core/wire.js';
 import { listPage, userAndStatus } from '../list.js';
 import { createTransaction, getTransaction } from '../../core/transactions.js';
 import { IdParams } from './shared.js';
-import { type RouteDef, define, ok, recordReply } from './types.js';
+import { type RouteDef, define, ok, recordOk, recordReply } from './types.js';
 import { TRANSACTION } from '../../core/versions.js';
 
 /** Transaction routes. */
@@ -31,6 +31,6 @@ export const TRANSACTION_ROUTES: RouteDef[] = [
     path: '/v1/transactions/:id',
     capability: 'transactions:read',
     params: IdParams,
-    handler: ({ tenant, params }) => ok(transactionOut(getTransaction(tenant, params.id))),
+    handler: ({ platform, tenant, params }) => recordOk(platform, TRANSACTION, getTransaction(tenant, params.id)),
   }),
 ];

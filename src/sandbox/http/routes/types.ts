@@ -47,6 +47,8 @@ export interface RouteContext<P = unknown, Q = unknown, B = unknown> {
 export interface Reply {
   status: number;
   body?: unknown;
+  /** The body already as JSON (a record's wire form, {@link recordReply}): sent as it is. */
+  text?: string;
   /** The body as a version of a record (idempotency keeps that, not the text; see {@link recordReply}). */
   compact?: CompactBody;
 }
@@ -94,7 +96,17 @@ export const created = (body: unknown): Reply => ({ status: 201, body });
  * transaction.
  */
 export function recordReply<R extends Stamped>(platform: World, status: 200 | 201, kind: VersionKind<R>, record: R): Reply {
-  return { status, body: kind.out(record), compact: platform.version(kind, record) };
+  const compact = platform.version(kind, record);
+  return { status, text: platform.textOf(compact, true), compact };
+}
+
+/**
+ * 200 with a record's wire form, read through its version: when the record has not changed
+ * since its last answer or event, that answer's JSON is sent again (`textOf`) instead of
+ * building it anew. The reply of every read of one user, quote, conversion or transaction.
+ */
+export function recordOk<R extends Stamped>(platform: World, kind: VersionKind<R>, record: R): Reply {
+  return { status: 200, text: platform.textOf(platform.version(kind, record), true) };
 }
 
 /** The KYC status view of a user (200), kept as the user's version (see {@link recordReply}). */

@@ -17,7 +17,7 @@ import { applyTransaction } from '../../core/transactions.js';
 import { applyKyc, liveUser } from '../../core/users.js';
 import type { UserRec } from '../../core/state.js';
 import { IdParams } from './shared.js';
-import { type RouteDef, define, ok, recordReply } from './types.js';
+import { type RouteDef, define, ok, recordOk, recordReply } from './types.js';
 import { USER } from '../../core/versions.js';
 
 // One frozen empty object for every user created without metadata (a PATCH replaces it, never changes it).
@@ -95,7 +95,7 @@ export const USER_ROUTES: RouteDef[] = [
     path: '/v1/users/:id',
     capability: 'users:read',
     params: IdParams,
-    handler: ({ tenant, params }) => ok(userOut(liveUser(tenant, params.id))),
+    handler: ({ platform, tenant, params }) => recordOk(platform, USER, liveUser(tenant, params.id)),
   }),
   define({
     method: 'PATCH',
