@@ -1,4 +1,5 @@
 import { fail } from './errors.js';
+import { NODE_CRYPTO } from './node-crypto.js';
 
 /** @internal A parsed `t=<unix>,v1=<hex>[,v1=<hex>...]` header. */
 export interface SignatureHeader {
@@ -66,7 +67,7 @@ function isHex(text: string, from: number, to: number): boolean {
  */
 export function hexMatches(digest: Uint8Array | string, hex: string): boolean {
   let diff = 0;
-  if (typeof digest === 'string') {
+  if (NODE_CRYPTO && typeof digest === 'string') {
     if (digest.length !== 64) return false;
     // `| 32` lower-cases A-F and leaves 0-9 as they are.
     for (let i = 0; i < 64; i++) diff |= digest.charCodeAt(i) ^ (hex.charCodeAt(i) | 32);
