@@ -33,6 +33,7 @@ import type { NormalizedOptions } from './options.js';
 import { ApiPromise, type WithResponse } from './api-promise.js';
 import { Page, PagePromise } from './pagination.js';
 import { decideRetry, retryAfterMs, type AttemptFailure } from './retry.js';
+import { unwatch, watch, type Watch } from './watchdog.js';
 import type { ClientEvents, HttpMethod, RequestOptions, WarningEvent } from './types.js';
 
 /** One endpoint call, as a resource method describes it. */
@@ -115,8 +116,7 @@ export class Transport {
       if (remaining <= 0) throw this.#timeout(`The call's deadline passed before attempt ${attempt}.`, idempotencyKey, mutation && unanswered);
       if (events.listenerCount('request') > 0) events.emit('request', base(attempt));
 
-      // 2^31 - 1: the largest delay a timer accepts.
-      const answer = await this.#attempt(url, method, headers, body, Math.min(timeoutMs, remaining, 2_147_483_647), signal);
+      const answer = await this.#attempt(url, method, headers, body, Math.min(timeoutMs, remaining), signal);
 
       let failure: AttemptFailure;
       let error: PixUsdtError;
@@ -214,24 +214,26 @@ export class Transport {
     } catch (error) {
       sent = Promise.reject(error); // a custom fetch that throws is a failed attempt like any other
     }
-    const exchange = sent.then(async (response) => ({ response, text: await response.text() }));
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    let watched: Watch | undefined;
     let onAbort: (() => void) | undefined;
-    const stops: Array<Promise<Stop>> = [new Promise<Stop>((resolve) => (timer = setTimeout(resolve, timeoutMs, 'timeout')))];
-    // A custom fetch may ignore signals; the abort must still end the attempt at once.
-    if (signal !== undefined) stops.push(new Promise<Stop>((resolve) => signal.addEventListener('abort', (onAbort = () => resolve('abort')), { once: true })));
     try {
-      const outcome = await Promise.race([exchange, ...stops]);
-      if (typeof outcome === 'string') {
-        exchange.catch(() => undefined); // the late answer (or failure) is dropped
-        return { ok: false, kind: outcome, cause: outcome === 'abort' ? signal?.reason : undefined, sent: true };
-      }
+      // One promise, settled by the first of: the answer and its body, the time limit (one
+      // timer for every attempt in flight: ./watchdog.ts), the caller's abort. A late answer
+      // (or failure) after a stop is dropped.
+      const outcome = await new Promise<{ response: Response; text: string } | Stop | { error: unknown }>((resolve) => {
+        watched = watch(timeoutMs, () => resolve('timeout'));
+        // A custom fetch may ignore signals; the abort must still end the attempt at once.
+        if (signal !== undefined) signal.addEventListener('abort', (onAbort = () => resolve('abort')), { once: true });
+        sent.then(async (response) => resolve({ response, text: await response.text() })).catch((error: unknown) => resolve({ error }));
+      });
+      if (typeof outcome === 'string') return { ok: false, kind: outcome, cause: outcome === 'abort' ? signal?.reason : undefined, sent: true };
+      if ('error' in outcome) throw outcome.error;
       return { ok: true, ...outcome };
     } catch (cause) {
       if (signal?.aborted === true) return { ok: false, kind: 'abort', cause, sent: true };
       return { ok: false, kind: 'network', cause, sent: !NOT_SENT_CODES.has(errorCode(cause)) };
     } finally {
-      clearTimeout(timer);
+      if (watched !== undefined) unwatch(watched);
       if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
     }
   }
