@@ -63,7 +63,9 @@ function construct(raw: unknown, headers: HeadersInput, secret: WebhookSecret, o
   // Runs once the signature and the time are good, never before.
   const verified = (): WebhookEvent => {
     if (unreadable) throw unreadable.error;
-    return accept((event ??= parseEvent(bodyText(body))), headers, opts);
+    // With WebCrypto this runs after the parse below, which set `event` or `unreadable`; with
+    // node:crypto it runs at once, before it (the condition lets a browser build drop the parse).
+    return accept(NODE_CRYPTO ? (event ??= parseEvent(bodyText(body))) : (event as WebhookEvent), headers, opts);
   };
   const outcome = verifyBody(body, getHeader(headers, opts.signatureHeader ?? SIGNATURE_HEADER), secret, opts, verified);
   // node:crypto verified at once (and `verified` ran): done.

@@ -81,6 +81,6 @@ export function hexMatches(digest: Uint8Array | string, hex: string): boolean {
 /** @internal Bytes to lowercase hex. */
 export function bytesToHex(bytes: Uint8Array): string {
   let hex = '';
-  for (const byte of bytes) hex += (byte < 16 ? '0' : '') + byte.toString(16);
+  for (const byte of bytes) hex += (byte | 256).toString(16).slice(1); // 0x1XY: always two digits
   return hex;
 }

@@ -68,9 +68,12 @@ function webHmac(secret: string, t: string, body: Body): Promise<ArrayBuffer> {
  * hex (`digest('hex')` measured faster than `digest()`: no Buffer from the pool); with
  * WebCrypto, the raw bytes.
  */
-export function hmac(secret: string, t: string, body: Body, engine: CryptoEngine | undefined): string | Promise<ArrayBuffer> {
-  // Written so that a bundler drops the whole node:crypto branch where NODE_CRYPTO is false.
-  if (NODE_CRYPTO && engine !== 'webcrypto') {
+export const hmac: (secret: string, t: string, body: Body, engine: CryptoEngine | undefined) => string | Promise<ArrayBuffer> =
+  // Written so that a bundler keeps webHmac alone where NODE_CRYPTO is false (no wrapper).
+  NODE_CRYPTO ? nodeOrWebHmac : webHmac;
+
+function nodeOrWebHmac(secret: string, t: string, body: Body, engine: CryptoEngine | undefined): string | Promise<ArrayBuffer> {
+  if (engine !== 'webcrypto') {
     const node = getNodeCrypto();
     if (node) {
       const h = node.createHmac('sha256', cachedKey(nodeKeys, secret, node.createSecretKey));

@@ -41,9 +41,7 @@ const DEFAULT_TOLERANCE = 300;
 function secretList(secret: WebhookSecret, more?: readonly string[]): string[] {
   const list = typeof secret === 'string' ? [secret] : [...secret];
   if (more) list.push(...more);
-  let valid = list.length > 0;
-  for (const s of list) if (typeof s !== 'string' || s === '') valid = false;
-  if (!valid) throw new TypeError('The webhook secret must be a non-empty string or list');
+  if (!list.length || !list.every((s) => s && typeof s === 'string')) throw new TypeError('The webhook secret must be a non-empty string or list');
   return list;
 }
 
