@@ -30,13 +30,14 @@ describe('the generated shapes', () => {
   });
 });
 
-// A value that matches `shape`: every field present (optional ones too), two items per array,
-// the first known value of an enum.
+// A value that matches `shape`: every field present (optional ones too), one item per array (an
+// item's fields are the item model's own test; a second item only doubled the time), the first
+// known value of an enum.
 function sample(shape: Shape): unknown {
   if (typeof shape === 'string') return ({ s: 'text', n: 7, b: true, o: { any: 'thing' } } as Record<string, unknown>)[shape.toLowerCase()];
   if (Array.isArray(shape)) {
     const [tag, inner] = shape as readonly [number, Shape & readonly unknown[]];
-    if (tag === ARRAY) return [sample(inner), sample(inner)];
+    if (tag === ARRAY) return [sample(inner)];
     if (tag === NULLABLE || tag === OPTIONAL) return sample(inner);
     return inner[0];
   }
@@ -95,16 +96,22 @@ describe.each(models)('the shape of %s', (name, schema) => {
   it('refuses what the model refuses, at the same paths: every field made wrong in every way', () => {
     const valid = sample(shape);
     let refused = 0;
+    // Disagreements are collected and compared once: an expect per case was most of the time.
+    const disagreements: string[] = [];
     for (const path of paths(valid)) {
       for (const wrong of WRONG) {
         const value = replaced(valid, path, wrong);
         for (const strict of [false, true]) {
           const expected = zodVerdict(schema, value, strict);
           if (expected !== 'ok') refused++;
-          expect(shapeVerdict(shape, value, strict), `${path.join('.') || '(root)'} = ${String(wrong === REMOVED ? 'removed' : JSON.stringify(wrong))}, strict: ${strict}`).toEqual(expected);
+          const got = shapeVerdict(shape, value, strict);
+          if (JSON.stringify(got) !== JSON.stringify(expected)) {
+            disagreements.push(`${path.join('.') || '(root)'} = ${String(wrong === REMOVED ? 'removed' : JSON.stringify(wrong))}, strict: ${strict}: ${JSON.stringify(got)}, zod ${JSON.stringify(expected)}`);
+          }
         }
       }
     }
+    expect(disagreements).toEqual([]);
     expect(refused).toBeGreaterThan(0);
   });
 
@@ -116,7 +123,7 @@ describe.each(models)('the shape of %s', (name, schema) => {
         const value = { ...valid, ...changes };
         expect(shapeVerdict(shape, value, strict)).toEqual(zodVerdict(schema, value, strict));
       }),
-      { numRuns: 60 },
+      { numRuns: 25 }, // the exhaustive test above is the proof; this one looks for what it did not think of
     );
   });
 });
