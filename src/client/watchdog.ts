@@ -24,8 +24,10 @@ type Timer = ReturnType<typeof setTimeout> & { ref?: () => unknown; unref?: () =
 
 const watches = new Set<Watch>();
 let timer: Timer | undefined;
-// What the armed timer is for: the earliest end when it was armed.
+// What the armed timer is for: the earliest end when it was armed; and when it fires (sooner,
+// for an end past the largest delay a timer takes).
 let armedFor = Infinity;
+let firesAt = Infinity;
 // The setTimeout that armed it: a test that fakes timers (or stops faking them) replaces the
 // global, and a timer of the other clock would never fire.
 let armedWith: typeof setTimeout | undefined;
@@ -35,13 +37,15 @@ function arm(end: number, now: number): void {
   armedFor = end;
   armedWith = setTimeout;
   // 2^31 - 1: the largest delay a timer accepts.
-  timer = setTimeout(fire, Math.min(Math.max(end - now, 0), 2_147_483_647)) as Timer;
+  const delay = Math.min(Math.max(end - now, 0), 2_147_483_647);
+  firesAt = now + delay;
+  timer = setTimeout(fire, delay) as Timer;
 }
 
 function fire(): void {
-  const now = Math.max(Date.now(), armedFor);
+  const now = Math.max(Date.now(), firesAt);
   timer = undefined;
-  armedFor = Infinity;
+  armedFor = firesAt = Infinity;
   let next = Infinity;
   for (const watch of watches) {
     if (watch.end <= now) {
@@ -73,6 +77,6 @@ export function unwatch(entry: Watch): void {
   } else {
     clearTimeout(timer);
     timer = undefined;
-    armedFor = Infinity;
+    armedFor = firesAt = Infinity;
   }
 }

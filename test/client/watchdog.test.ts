@@ -71,6 +71,17 @@ describe('one timer for every attempt', () => {
     expect(expired).toEqual([1, 2]);
   });
 
+  it('a limit past the largest delay a timer takes ends no sooner than the limit', async () => {
+    vi.useFakeTimers();
+    const { watch } = await fresh();
+    const expired: string[] = [];
+    watch(2 ** 31 + 60_000, () => expired.push('long'));
+    vi.advanceTimersByTime(2 ** 31);
+    expect(expired).toEqual([]);
+    vi.advanceTimersByTime(60_000);
+    expect(expired).toEqual(['long']);
+  });
+
   it('re-arms with the real timers a timer left by faked ones', async () => {
     vi.useFakeTimers();
     vi.setSystemTime(new Date('2020-01-01T00:00:00Z'));
