@@ -1,5 +1,6 @@
 import { defineConfig } from 'tsup';
 import { inspectorUiEsbuildPlugin } from './scripts/inspector-ui.js';
+import { webCryptoOnlyEsbuildPlugin } from './scripts/webcrypto-only.js';
 
 const entry = {
   index: 'src/index.ts',
@@ -44,6 +45,23 @@ export default defineConfig([
     sourcemap: false,
     // Idempotency-Keys come from WebCrypto, read on first use (src/internal/uuid.ts): the client has no uuid.
     noExternal: [/^zod/, 'eventemitter3'],
+  },
+  // pix-usdt/webhooks for browsers (the `browser` condition): one file, WebCrypto only, the
+  // node:crypto path left out at build time (scripts/webcrypto-only.ts), so that a receiver's
+  // bundle stays within 3 kB gzipped however it reaches the entry (issue 32). The declarations
+  // are the entry's own (dist/webhooks.d.ts).
+  {
+    entry: { 'webhooks-web': 'src/webhooks/index.ts' },
+    format: ['esm'],
+    platform: 'browser',
+    target: 'es2022',
+    sourcemap: false,
+    splitting: false,
+    esbuildPlugins: [webCryptoOnlyEsbuildPlugin],
+    // Folds `NODE_CRYPTO` (false here) and drops what it guards; names and layout stay readable.
+    esbuildOptions(options) {
+      options.minifySyntax = true;
+    },
   },
   {
     entry: { cli: 'src/server/cli/main.ts' },

@@ -4,7 +4,9 @@
  * (its `worker` export, what Workers, Deno and Bun load) verify the same 1 kB delivery inside
  * Chromium (the one test/support/browser.ts picks: CHROMIUM_PATH, Debian's, else npm's), driven
  * by playwright-core. Beside them: the limit (bench/minimal-verify.ts, the least work a verifier
- * must do, in its sign and verify forms) and a bare `crypto.subtle.sign`, for scale. Rounds interleave the cases in a rotating order;
+ * must do, in its sign and verify forms), a bare `crypto.subtle.sign`, for scale, and the same
+ * minimal work with a synchronous HMAC in JavaScript (bench/js-hmac.ts, issue 34). Ours is
+ * reached by name, as a browser bundler reaches it: the entry's `browser` build, WebCrypto only. Rounds interleave the cases in a rotating order;
  * each ratio is taken within a round and the median round counts (as bench/webhooks.ts).
  *
  * Run: `npm run build && node --import tsx bench/webhooks-browser.ts`; or call `run()`.
@@ -31,13 +33,16 @@ export interface BrowserWebhooksBench {
     oursVsMinimal: number;
     /** `subtle.verify` / `subtle.sign` plus a compare, in the minimal verifier: above 1 means `verify` is the faster. */
     verifyVsSign: number;
+    /** The minimal work with a synchronous HMAC in JavaScript / the minimal verifier (issue 34: what the WebCrypto task costs). */
+    jsHmacVsMinimal: number;
   };
 }
 
 // Runs in the page: the same payload, header and case list as bench/webhooks.ts.
 const PAGE = `
-import { constructEvent, signPayload } from './dist/webhooks.js';
+import { constructEvent, signPayload } from 'pix-usdt/webhooks';
 import { minimalVerifier } from './bench/minimal-verify.ts';
+import { jsHmacVerifier } from './bench/js-hmac.ts';
 import Stripe from 'stripe';
 
 const SECRET = 'whsec_bench_0123456789abcdefghijklmnopqrstuvwxyz';
@@ -63,17 +68,20 @@ globalThis.__bench = async (rounds, roundMs) => {
   const key = await crypto.subtle.importKey('raw', new TextEncoder().encode(SECRET), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
   const signed = new TextEncoder().encode(t + '.' + body);
   const minimal = await minimalVerifier(SECRET);
+  const js = jsHmacVerifier(SECRET);
   const cases = [
     ['pix-usdt constructEvent (WebCrypto, in Chromium)', () => constructEvent(body, headers, SECRET)],
     ['stripe constructEventAsync (SubtleCryptoProvider, in Chromium)', () => Stripe.webhooks.constructEventAsync(body, header, SECRET, 300, stripe)],
     ['reference: bare crypto.subtle.sign (key imported once, in Chromium)', () => crypto.subtle.sign('HMAC', key, signed)],
     ['limit: the minimal verifier, subtle.sign + compare (in Chromium)', () => minimal.withSign(body, header)],
     ['limit: the minimal verifier, subtle.verify (in Chromium)', () => minimal.withVerify(body, header)],
+    ['the minimal work with a synchronous HMAC-SHA256 in JavaScript (bench/js-hmac.ts, in Chromium)', () => js.verify(body, header)],
   ];
   // Each case must accept the delivery before it is timed.
   if ((await constructEvent(body, headers, SECRET)).id !== event.id) throw new Error('ours rejected the delivery');
   if ((await Stripe.webhooks.constructEventAsync(body, header, SECRET, 300, stripe)).id !== event.id) throw new Error('Stripe rejected the delivery');
   if ((await minimal.withSign(body, header)).id !== event.id || (await minimal.withVerify(body, header)).id !== event.id) throw new Error('the minimal verifier rejected the delivery');
+  if ((await js.verify(body, header)).id !== event.id) throw new Error('the JavaScript HMAC rejected the delivery');
   for (const [, op] of cases) await sample(op, 300);
   const perRound = [];
   for (let r = 0; r < rounds; r++) {
@@ -90,6 +98,7 @@ globalThis.__bench = async (rounds, roundMs) => {
       // The limit of a round: the faster form of the minimal verifier in that round.
       oursVsMinimal: median(perRound.map((o) => o[0] / Math.max(o[3], o[4]))),
       verifyVsSign: median(perRound.map((o) => o[4] / o[3])),
+      jsHmacVsMinimal: median(perRound.map((o) => o[5] / Math.max(o[3], o[4]))),
     },
     hasNodeGlobals: typeof globalThis.process !== 'undefined' || typeof globalThis.Buffer !== 'undefined',
   };
@@ -99,7 +108,7 @@ globalThis.__ready = true;
 
 /** Runs the cases in Chromium (20 rounds of `roundMs` per case) and returns the figures. */
 export async function run(options: { rounds?: number; roundMs?: number } = {}): Promise<BrowserWebhooksBench> {
-  if (!existsSync(`${root}dist/webhooks.js`)) throw new Error('dist/ is missing: run npm run build first');
+  if (!existsSync(`${root}dist/webhooks-web.js`)) throw new Error('dist/ is missing: run npm run build first');
   const bundle = await build({
     stdin: { contents: PAGE, resolveDir: root, loader: 'js' },
     bundle: true,
@@ -145,4 +154,5 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   console.table(bench.results);
   console.log(`ours / Stripe constructEventAsync: x${bench.ratios.oursVsStripe.toFixed(2)}; ours / bare subtle.sign: x${bench.ratios.oursVsBareSign.toFixed(2)}`);
   console.log(`ours / the minimal verifier: x${bench.ratios.oursVsMinimal.toFixed(2)} (target >= 0.95); verify / sign+compare: x${bench.ratios.verifyVsSign.toFixed(2)}`);
+  console.log(`the minimal work with an HMAC in JavaScript / the minimal verifier: x${bench.ratios.jsHmacVsMinimal.toFixed(2)}`);
 }

@@ -17,7 +17,7 @@
 import type { EventEmitter } from 'eventemitter3';
 import type { ListEnvelope } from '../models/common.js';
 import { summarizeIssues } from '../models/issues.js';
-import { parseModel } from '../models/parse.js';
+import { checkAnswer, type AnswerShape } from '../models/answers-check.js';
 import { buildQuery } from '../internal/query.js';
 import { uuidv4 } from '../internal/uuid.js';
 import {
@@ -29,11 +29,11 @@ import {
   makeApiError,
   type PixUsdtError,
 } from './errors.js';
-import { answerModels, type AnswerModels, type PickModel } from './answer-models.js';
 import type { NormalizedOptions } from './options.js';
 import { ApiPromise, type WithResponse } from './api-promise.js';
 import { Page, PagePromise } from './pagination.js';
 import { decideRetry, retryAfterMs, type AttemptFailure } from './retry.js';
+import { unwatch, watch, type Watch } from './watchdog.js';
 import type { ClientEvents, HttpMethod, RequestOptions, WarningEvent } from './types.js';
 
 /** One endpoint call, as a resource method describes it. */
@@ -43,8 +43,8 @@ export interface RequestSpec<T> {
   path: string;
   query?: object | undefined;
   body?: unknown;
-  /** Picks the model of the answer (`(m) => m.User`); `null` for an empty answer (204). */
-  model: PickModel<T>;
+  /** The shape of the answer (src/models/answers-shapes.ts); `null` for an empty answer (204). */
+  model: AnswerShape<T> | null;
   /** Not retried on an unknown error code (the reference's rule). */
   destructive?: boolean | undefined;
 }
@@ -98,10 +98,6 @@ export class Transport {
       headers['content-type'] = 'application/json';
     }
 
-    // The answer models load while the request is in flight (once per program: ./answer-models.ts).
-    let models: AnswerModels | Promise<AnswerModels> | ModelsUnavailable | undefined = spec.model !== null && o.validation !== 'off' ? answerModels() : undefined;
-    if (models instanceof Promise) models.catch(() => undefined); // awaited, or reported, with the answer
-
     const events = this.#events;
     const base = (attempt: number) => ({ method, path, attempt, idempotencyKey, elapsedMs: now() - start });
     // A mutation attempt that may have reached the server without an answer coming back.
@@ -120,8 +116,7 @@ export class Transport {
       if (remaining <= 0) throw this.#timeout(`The call's deadline passed before attempt ${attempt}.`, idempotencyKey, mutation && unanswered);
       if (events.listenerCount('request') > 0) events.emit('request', base(attempt));
 
-      // 2^31 - 1: the largest delay a timer accepts.
-      const answer = await this.#attempt(url, method, headers, body, Math.min(timeoutMs, remaining, 2_147_483_647), signal);
+      const answer = await this.#attempt(url, method, headers, body, Math.min(timeoutMs, remaining), signal);
 
       let failure: AttemptFailure;
       let error: PixUsdtError;
@@ -131,8 +126,7 @@ export class Transport {
         const headerRequestId = response.headers.get('x-request-id');
         if (events.listenerCount('response') > 0) events.emit('response', { ...base(attempt), status, requestId: headerRequestId });
         if (status >= 200 && status < 300) {
-          if (models instanceof Promise) models = await models.catch((cause: unknown) => new ModelsUnavailable(cause));
-          const data = this.#parse(spec.model, models, text, status, headerRequestId, base(attempt));
+          const data = this.#parse(spec.model, text, status, headerRequestId, base(attempt));
           // The reference's spelling of the header (Headers are case-insensitive).
           const idempotentReplayed = response.headers.get('Idempotent-Replayed') === 'true';
           return { data, response, requestId: headerRequestId, idempotencyKey, idempotentReplayed, attempts: attempt };
@@ -188,7 +182,7 @@ export class Transport {
   }
 
   /** Sends a listing and wraps its answer in a page that knows how to fetch the next. */
-  list<T>(path: string, item: PickModel<ListEnvelope<T>>, params: { limit?: number | undefined } | undefined, options: RequestOptions | undefined): PagePromise<T> {
+  list<T>(path: string, item: AnswerShape<ListEnvelope<T>>, params: { limit?: number | undefined } | undefined, options: RequestOptions | undefined): PagePromise<T> {
     const limit = params?.limit;
     if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= 100)) {
       return new PagePromise(Promise.reject(invalidArgument('limit', 'an integer from 1 to 100', String(limit))));
@@ -220,31 +214,32 @@ export class Transport {
     } catch (error) {
       sent = Promise.reject(error); // a custom fetch that throws is a failed attempt like any other
     }
-    const exchange = sent.then(async (response) => ({ response, text: await response.text() }));
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    let watched: Watch | undefined;
     let onAbort: (() => void) | undefined;
-    const stops: Array<Promise<Stop>> = [new Promise<Stop>((resolve) => (timer = setTimeout(resolve, timeoutMs, 'timeout')))];
-    // A custom fetch may ignore signals; the abort must still end the attempt at once.
-    if (signal !== undefined) stops.push(new Promise<Stop>((resolve) => signal.addEventListener('abort', (onAbort = () => resolve('abort')), { once: true })));
     try {
-      const outcome = await Promise.race([exchange, ...stops]);
-      if (typeof outcome === 'string') {
-        exchange.catch(() => undefined); // the late answer (or failure) is dropped
-        return { ok: false, kind: outcome, cause: outcome === 'abort' ? signal?.reason : undefined, sent: true };
-      }
+      // One promise, settled by the first of: the answer and its body, the time limit (one
+      // timer for every attempt in flight: ./watchdog.ts), the caller's abort. A late answer
+      // (or failure) after a stop is dropped.
+      const outcome = await new Promise<{ response: Response; text: string } | Stop | { error: unknown }>((resolve) => {
+        watched = watch(timeoutMs, () => resolve('timeout'));
+        // A custom fetch may ignore signals; the abort must still end the attempt at once.
+        if (signal !== undefined) signal.addEventListener('abort', (onAbort = () => resolve('abort')), { once: true });
+        sent.then(async (response) => resolve({ response, text: await response.text() })).catch((error: unknown) => resolve({ error }));
+      });
+      if (typeof outcome === 'string') return { ok: false, kind: outcome, cause: outcome === 'abort' ? signal?.reason : undefined, sent: true };
+      if ('error' in outcome) throw outcome.error;
       return { ok: true, ...outcome };
     } catch (cause) {
       if (signal?.aborted === true) return { ok: false, kind: 'abort', cause, sent: true };
       return { ok: false, kind: 'network', cause, sent: !NOT_SENT_CODES.has(errorCode(cause)) };
     } finally {
-      clearTimeout(timer);
+      if (watched !== undefined) unwatch(watched);
       if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
     }
   }
 
   #parse<T>(
-    model: PickModel<T>,
-    models: AnswerModels | ModelsUnavailable | undefined,
+    model: AnswerShape<T> | null,
     text: string,
     status: number,
     requestId: string | null,
@@ -263,28 +258,21 @@ export class Transport {
       });
     }
     const mode = this.#o.validation;
-    if (mode === 'off' || models === undefined) return data as T;
+    if (mode === 'off') return data as T;
     const strict = mode === 'strict';
-    if (models instanceof ModelsUnavailable) {
-      // The answer arrived but its model did not (a chunk the network refused): unchecked, and said so.
-      const message = `The answer to ${event.method} ${event.path} could not be checked: the answer models did not load (${describe(models.cause)})`;
-      if (strict) throw new ResponseValidationError(message, { status, code: 'response_validation_error', requestId, idempotencyKey: event.idempotencyKey, cause: models.cause });
-      this.#warn({ ...event, message, status, requestId, issues: [] });
-      return data as T;
-    }
-    const outcome = parseModel(model(models), data, strict);
-    if (outcome.ok) return outcome.value;
+    const issues = checkAnswer(model, data, strict);
+    if (issues === undefined) return data as T;
     const message = `The answer to ${event.method} ${event.path} does not match the model`;
     if (strict) {
-      throw new ResponseValidationError(`${message}: ${summarizeIssues(outcome.issues, outcome.issues.length)}`, {
+      throw new ResponseValidationError(`${message}: ${summarizeIssues(issues, issues.length)}`, {
         status,
         code: 'response_validation_error',
         requestId,
-        details: { issues: outcome.issues },
+        details: { issues },
         idempotencyKey: event.idempotencyKey,
       });
     }
-    this.#warn({ ...event, message, status, requestId, issues: outcome.issues });
+    this.#warn({ ...event, message, status, requestId, issues });
     return data as T;
   }
 
@@ -301,11 +289,6 @@ export class Transport {
     const { baseUrl, environment, maxRetries, timeoutMs, deadlineMs, validation } = this.#o;
     return { baseUrl, environment, maxRetries, timeoutMs, deadlineMs, validation };
   }
-}
-
-// Why an answer could not be checked: its models failed to load.
-class ModelsUnavailable {
-  constructor(readonly cause: unknown) {}
 }
 
 function parseJson(text: string): Record<string, unknown> | undefined {

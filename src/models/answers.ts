@@ -1,13 +1,11 @@
 /**
- * The models of every answer the client reads: what the client loads beside its first request
- * that needs them (src/client/answer-models.ts). In a browser app they are a chunk of their
- * own, with zod, so that the app's first script carries the client alone, and a client with
- * `validation: 'off'` never loads them. Resources pick their model with a selector,
- * `(m) => m.User`.
+ * The models of every answer the client reads, with zod: the source of the shapes the client
+ * checks answers against (./answers-shapes.ts, generated from this module by
+ * scripts/answer-shapes.ts; the client itself carries no zod, issue 34). The test that holds the
+ * shapes fresh compares the two on every model (test/client/answer-shapes.test.ts).
  *
- * Nothing of the client entry imports this module statically: a bundler assigns whole files to
- * chunks, so one static import of a file of schemas would put every schema and zod back into
- * the first script (test/package/bundle.test.ts measures it).
+ * Nothing of the client entry imports this module: a bundler would put every schema and zod into
+ * a browser app (test/package/bundle.test.ts measures it).
  * @module
  */
 import type * as z from 'zod/mini';

@@ -8,13 +8,14 @@ import type { ApiPromise } from '../client/api-promise.js';
 import type { RequestOptions } from '../client/types.js';
 import { path } from '../internal/path.js';
 import { APIResource } from './resource.js';
+import * as A from '../models/answers-shapes.js';
 
 
 /** API keys of the tenant. */
 export class ApiKeys extends APIResource {
   /** `GET /v1/api-keys`: the keys, without their secrets. */
   list(params?: PlainListParams, options?: RequestOptions): PagePromise<ApiKey> {
-    return this._list('/v1/api-keys', { model: (m) => m.ApiKeyList }, params, options);
+    return this._list('/v1/api-keys', { model: A.ApiKeyList }, params, options);
   }
 
   /**
@@ -22,6 +23,6 @@ export class ApiKeys extends APIResource {
    * secret this once, and revokes the old key immediately. Destructive: not retried on an unknown code.
    */
   rotate(id: string, options?: RequestOptions): ApiPromise<ApiKeyWithSecret> {
-    return this._post(path`/v1/api-keys/${id}/rotate`, { model: (m) => m.ApiKeyWithSecret, destructive: true }, undefined, options);
+    return this._post(path`/v1/api-keys/${id}/rotate`, { model: A.ApiKeyWithSecret, destructive: true }, undefined, options);
   }
 }

@@ -3,7 +3,7 @@
  * @module
  */
 import type { ListEnvelope } from '../models/common.js';
-import type { PickModel } from '../client/answer-models.js';
+import type { AnswerShape } from '../models/answers-check.js';
 import type { ApiPromise } from '../client/api-promise.js';
 import type { PagePromise } from '../client/pagination.js';
 import type { Transport } from '../client/transport.js';
@@ -11,8 +11,8 @@ import type { RequestOptions } from '../client/types.js';
 
 /** What a resource method says about its endpoint, beside the path. */
 interface Endpoint<T> {
-  /** Picks the model of the answer from the answer models (`(m) => m.User`); `null` for an empty answer (204). */
-  model: PickModel<T>;
+  /** The shape the answer is checked against (`A.User`, from ../models/answers-shapes.ts); `null` for an empty answer (204). */
+  model: AnswerShape<T> | null;
   /** Not retried on an unknown error code (the reference's rule for destructive operations). */
   destructive?: boolean;
 }
@@ -26,7 +26,7 @@ export abstract class APIResource {
   }
 
   /**
-   * A GET answered by `schema` (`query` serialized by the transport).
+   * A GET answered by `model` (`query` serialized by the transport).
    * @internal
    */
   protected _get<T>(path: string, { model, query }: Endpoint<T> & { query?: object }, options?: RequestOptions): ApiPromise<T> {
@@ -37,12 +37,12 @@ export abstract class APIResource {
    * A paginated GET: the first page now, the next ones on iteration.
    * @internal
    */
-  protected _list<T>(path: string, { model }: Endpoint<ListEnvelope<T>>, params: { limit?: number | undefined } | undefined, options?: RequestOptions): PagePromise<T> {
+  protected _list<T>(path: string, { model }: Endpoint<ListEnvelope<T>> & { model: AnswerShape<ListEnvelope<T>> }, params: { limit?: number | undefined } | undefined, options?: RequestOptions): PagePromise<T> {
     return this.#t.list(path, model, params, options);
   }
 
   /**
-   * A POST: `{ schema, destructive: true }` for an operation not retried on an unknown error code.
+   * A POST: `{ model, destructive: true }` for an operation not retried on an unknown error code.
    * @internal
    */
   protected _post<T>(path: string, { model, destructive = false }: Endpoint<T>, body: unknown, options?: RequestOptions): ApiPromise<T> {
@@ -50,7 +50,7 @@ export abstract class APIResource {
   }
 
   /**
-   * A PATCH answered by `schema`.
+   * A PATCH answered by `model`.
    * @internal
    */
   protected _patch<T>(path: string, { model }: Endpoint<T>, body: unknown, options?: RequestOptions): ApiPromise<T> {

@@ -27,43 +27,44 @@ import type { ApiPromise } from '../client/api-promise.js';
 import type { RequestOptions } from '../client/types.js';
 import { path } from '../internal/path.js';
 import { APIResource } from './resource.js';
+import * as A from '../models/answers-shapes.js';
 import type { PagePromise } from '../client/pagination.js';
 
 /** Conversion helpers. Each answers the updated conversion. */
 export class ConversionTestHelpers extends APIResource {
   /** Onramp: the Pix payment arrives (`amount` defaults to the quoted one); `settle: true` also completes it. */
   simulateOnrampPixPaid(id: string, body: SimulatePaymentBody = {}, options?: RequestOptions): ApiPromise<Conversion> {
-    return this._post(path`/v1/test_helpers/conversions/${id}/simulate-onramp-pix-paid`, { model: (m) => m.Conversion }, body, options);
+    return this._post(path`/v1/test_helpers/conversions/${id}/simulate-onramp-pix-paid`, { model: A.Conversion }, body, options);
   }
 
   /** Offramp: the USDT deposit is confirmed (full: funded; under or over: standby); `settle: true` also completes it. */
   simulateOfframpDeposit(id: string, body: SimulatePaymentBody = {}, options?: RequestOptions): ApiPromise<Conversion> {
-    return this._post(path`/v1/test_helpers/conversions/${id}/simulate-offramp-deposit`, { model: (m) => m.Conversion }, body, options);
+    return this._post(path`/v1/test_helpers/conversions/${id}/simulate-offramp-deposit`, { model: A.Conversion }, body, options);
   }
 
   /** Expires an `awaiting_deposit` conversion. */
   expire(id: string, body: ExpireConversionBody = {}, options?: RequestOptions): ApiPromise<Conversion> {
-    return this._post(path`/v1/test_helpers/conversions/${id}/expire`, { model: (m) => m.Conversion }, body, options);
+    return this._post(path`/v1/test_helpers/conversions/${id}/expire`, { model: A.Conversion }, body, options);
   }
 
   /** Fails the conversion with `reason`. */
   fail(id: string, body: FailConversionBody, options?: RequestOptions): ApiPromise<Conversion> {
-    return this._post(path`/v1/test_helpers/conversions/${id}/fail`, { model: (m) => m.Conversion }, body, options);
+    return this._post(path`/v1/test_helpers/conversions/${id}/fail`, { model: A.Conversion }, body, options);
   }
 
   /** Alias path of the webhook testing guide: `/deposit` with a required `amount`. */
   deposit(id: string, body: SimulateDepositBody, options?: RequestOptions): ApiPromise<Conversion> {
-    return this._post(path`/v1/test_helpers/conversions/${id}/deposit`, { model: (m) => m.Conversion }, body, options);
+    return this._post(path`/v1/test_helpers/conversions/${id}/deposit`, { model: A.Conversion }, body, options);
   }
 
   /** Alias path of the webhook testing guide: `/fail-crypto`. */
   failCrypto(id: string, body: FailAliasBody = {}, options?: RequestOptions): ApiPromise<Conversion> {
-    return this._post(path`/v1/test_helpers/conversions/${id}/fail-crypto`, { model: (m) => m.Conversion }, body, options);
+    return this._post(path`/v1/test_helpers/conversions/${id}/fail-crypto`, { model: A.Conversion }, body, options);
   }
 
   /** Alias path of the webhook testing guide: `/fail-pix`. */
   failPix(id: string, body: FailAliasBody = {}, options?: RequestOptions): ApiPromise<Conversion> {
-    return this._post(path`/v1/test_helpers/conversions/${id}/fail-pix`, { model: (m) => m.Conversion }, body, options);
+    return this._post(path`/v1/test_helpers/conversions/${id}/fail-pix`, { model: A.Conversion }, body, options);
   }
 }
 
@@ -71,7 +72,7 @@ export class ConversionTestHelpers extends APIResource {
 export class TransactionTestHelpers extends APIResource {
   /** `POST /v1/test_helpers/transactions/{id}/pay`: the Pix payment of a transaction arrives. */
   pay(id: string, body: SimulatePaymentBody = {}, options?: RequestOptions): ApiPromise<Transaction> {
-    return this._post(path`/v1/test_helpers/transactions/${id}/pay`, { model: (m) => m.Transaction }, body, options);
+    return this._post(path`/v1/test_helpers/transactions/${id}/pay`, { model: A.Transaction }, body, options);
   }
 }
 
@@ -79,7 +80,7 @@ export class TransactionTestHelpers extends APIResource {
 export class UserTestHelpers extends APIResource {
   /** Forces the KYC outcome (`approved`, `rejected`, `in_review`, `expired`); answers the KYC status view. */
   kyc(id: string, body: ForceKycBody, options?: RequestOptions): ApiPromise<KycStatusView> {
-    return this._post(path`/v1/test_helpers/users/${id}/kyc`, { model: (m) => m.KycStatusView }, body, options);
+    return this._post(path`/v1/test_helpers/users/${id}/kyc`, { model: A.KycStatusView }, body, options);
   }
 }
 
@@ -97,7 +98,7 @@ export class TenantTestHelpers extends APIResource {
    * ```
    */
   create(body: CreateTenantBody = {}, options?: RequestOptions): ApiPromise<Tenant> {
-    return this._post('/v1/test_helpers/tenants', { model: (m) => m.Tenant }, body, options);
+    return this._post('/v1/test_helpers/tenants', { model: A.Tenant }, body, options);
   }
 
   /**
@@ -105,7 +106,7 @@ export class TenantTestHelpers extends APIResource {
    * `create({ snapshot })` forks (same data, new tenant id and keys, timers on its own clock).
    */
   snapshot(options?: RequestOptions): ApiPromise<TenantSnapshotDocument> {
-    return this._get('/v1/test_helpers/tenant/snapshot', { model: (m) => m.TenantSnapshotDocument }, options);
+    return this._get('/v1/test_helpers/tenant/snapshot', { model: A.TenantSnapshotDocument }, options);
   }
 }
 
@@ -113,12 +114,12 @@ export class TenantTestHelpers extends APIResource {
 export class ClockTestHelpers extends APIResource {
   /** `GET /v1/test_helpers/clock`. */
   retrieve(options?: RequestOptions): ApiPromise<ClockState> {
-    return this._get('/v1/test_helpers/clock', { model: (m) => m.ClockState }, options);
+    return this._get('/v1/test_helpers/clock', { model: A.ClockState }, options);
   }
 
   /** `POST /v1/test_helpers/clock/advance` `{ seconds }`: timers due in that span fire, in order. */
   advance(body: AdvanceClockBody, options?: RequestOptions): ApiPromise<ClockState> {
-    return this._post('/v1/test_helpers/clock/advance', { model: (m) => m.ClockState }, body, options);
+    return this._post('/v1/test_helpers/clock/advance', { model: A.ClockState }, body, options);
   }
 }
 
@@ -129,7 +130,7 @@ export class EventTestHelpers extends APIResource {
    * envelopes its webhook endpoints receive), filtered by `type` and `object_id`.
    */
   list(params?: ListEventsParams, options?: RequestOptions): PagePromise<EventEnvelope> {
-    return this._list('/v1/test_helpers/events', { model: (m) => m.EventEnvelopeList }, params, options);
+    return this._list('/v1/test_helpers/events', { model: A.EventEnvelopeList }, params, options);
   }
 }
 

@@ -1,7 +1,8 @@
 import { bodyText, toBody, type RawBody } from './body.js';
-import { DuplicateEventError, fail } from './errors.js';
+import { fail } from './errors.js';
 import { parseEvent, type WebhookEvent } from './events.js';
 import { getHeader, isRequest, type HeadersInput } from './headers.js';
+import { NODE_CRYPTO } from './node-crypto.js';
 import { verifyBody, type VerifyOptions, type WebhookSecret } from './signature.js';
 
 /** Default name of the signature header. */
@@ -9,34 +10,12 @@ export const SIGNATURE_HEADER = 'X-Service-Signature';
 /** Default name of the event id header. */
 export const EVENT_ID_HEADER = 'X-Service-Event-Id';
 
-/**
- * Where a receiver remembers the event ids it has received (a Set, Redis, a table...). Both
- * methods may be async. `has` is asked after the signature is verified; `add` is called right
- * after, before `constructEvent` returns the event.
- */
-export interface SeenEventStore {
-  /** True when this event id was already received. */
-  has(id: string): boolean | Promise<boolean>;
-  /** Records the event id. */
-  add(id: string): unknown;
-}
-
 /** Options of {@link constructEvent}. */
 export interface ConstructEventOptions extends VerifyOptions {
   /** Name of the signature header. Default `X-Service-Signature`. */
   signatureHeader?: string;
   /** Name of the event id header. Default `X-Service-Event-Id`. */
   eventIdHeader?: string;
-  /**
-   * Drops repeats: when `seen.has(event.id)`, `constructEvent` rejects with a
-   * `DuplicateEventError` (answer 2xx to it); otherwise it calls `seen.add(event.id)`.
-   *
-   * @deprecated The id is claimed before your handler runs, so a handler that fails (and answers
-   * 5xx) loses the event: the platform's retry is dropped as a duplicate. Use
-   * `createWebhookHandler`, which claims with a lease, releases on failure and marks the event
-   * processed with your side effect (docs/webhooks.md, "The trap of a seen set").
-   */
-  seen?: SeenEventStore;
 }
 
 /**
@@ -49,9 +28,9 @@ export function constructEvent(request: Request, secret: WebhookSecret, options?
  *
  * In order: the signature header must hold a `v1=` signature of `{t}.{raw_body}` under one of
  * the secrets, with `t` within the tolerance; the body must be a JSON event envelope; the event
- * id header, when present, must equal the envelope's `id`; with a `seen` store, a repeat
- * rejects with `DuplicateEventError`. Every other failure rejects with a
- * `WebhookVerificationError` carrying a `reason`.
+ * id header, when present, must equal the envelope's `id`. Every failure rejects with a
+ * `WebhookVerificationError` carrying a `reason`. A repeated delivery verifies again: drop
+ * repeats where the event is processed (`createWebhookHandler` in `pix-usdt/webhooks/receiver`).
  *
  * @param rawBody The body exactly as received (string or bytes), never a parsed object. With a
  *   `Request` as `headers`, pass `undefined` to read the body from the `Request`.
@@ -82,13 +61,15 @@ function construct(raw: unknown, headers: HeadersInput, secret: WebhookSecret, o
   let event: WebhookEvent | undefined;
   let unreadable: { error: unknown } | undefined;
   // Runs once the signature and the time are good, never before.
-  const verified = (): WebhookEvent | Promise<WebhookEvent> => {
+  const verified = (): WebhookEvent => {
     if (unreadable) throw unreadable.error;
-    return accept((event ??= parseEvent(bodyText(body))), headers, opts);
+    // With WebCrypto this runs after the parse below, which set `event` or `unreadable`; with
+    // node:crypto it runs at once, before it (the condition lets a browser build drop the parse).
+    return accept(NODE_CRYPTO ? (event ??= parseEvent(bodyText(body))) : (event as WebhookEvent), headers, opts);
   };
   const outcome = verifyBody(body, getHeader(headers, opts.signatureHeader ?? SIGNATURE_HEADER), secret, opts, verified);
   // node:crypto verified at once (and `verified` ran): done.
-  if (event !== undefined) return Promise.resolve(outcome);
+  if (NODE_CRYPTO && event !== undefined) return Promise.resolve(outcome);
   // WebCrypto signs off the main thread (a worker thread on Node): parse the body meanwhile.
   // Nothing parsed is used, nor any parse failure reported, before the signature is good.
   try {
@@ -99,18 +80,9 @@ function construct(raw: unknown, headers: HeadersInput, secret: WebhookSecret, o
   return outcome as Promise<WebhookEvent>; // the sign's promise, `verified` chained on it
 }
 
-// After the signature: the event id header, then the seen-id store.
-function accept(event: WebhookEvent, headers: HeadersInput, opts: ConstructEventOptions): WebhookEvent | Promise<WebhookEvent> {
+// After the signature: the event id header.
+function accept(event: WebhookEvent, headers: HeadersInput, opts: ConstructEventOptions): WebhookEvent {
   const headerId = getHeader(headers, opts.eventIdHeader ?? EVENT_ID_HEADER);
   if (headerId !== undefined && headerId !== event.id) fail('event_id_mismatch', 'The event id header does not match the id of the signed event');
-  const { seen } = opts;
-  if (!seen) return event;
-  const has = seen.has(event.id);
-  return typeof has === 'boolean' ? record(has, seen, event) : Promise.resolve(has).then((h) => record(h, seen, event));
-}
-
-async function record(has: boolean, seen: SeenEventStore, event: WebhookEvent): Promise<WebhookEvent> {
-  if (has) throw new DuplicateEventError(event.id);
-  await seen.add(event.id);
   return event;
 }

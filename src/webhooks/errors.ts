@@ -53,27 +53,6 @@ export function isWebhookVerificationError(error: unknown): error is WebhookVeri
   return (error as { name?: unknown } | null)?.name === 'WebhookVerificationError';
 }
 
-/**
- * Thrown by `constructEvent` when a `seen` store says the (verified) event id was already
- * received. It is not a verification failure: answer 2xx so the platform stops redelivering.
- */
-export class DuplicateEventError extends Error {
-  /** The class name, a literal. */
-  override readonly name = 'DuplicateEventError' as const;
-  /** The id of the repeated event. */
-  readonly eventId: string;
-
-  constructor(eventId: string) {
-    super(`Event ${eventId} was already received`);
-    this.eventId = eventId;
-  }
-}
-
-/** True for a {@link DuplicateEventError}, from any copy of this package (checks `name`). */
-export function isDuplicateEventError(error: unknown): error is DuplicateEventError {
-  return (error as { name?: unknown } | null)?.name === 'DuplicateEventError';
-}
-
 /** @internal Throws a {@link WebhookVerificationError}. */
 export function fail(reason: WebhookVerificationReason, message: string): never {
   throw new WebhookVerificationError(reason, message);

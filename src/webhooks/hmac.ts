@@ -1,4 +1,5 @@
 import type { Body } from './body.js';
+import { NODE_CRYPTO, getNodeCrypto } from './node-crypto.js';
 
 /**
  * Which HMAC implementation to use. `'auto'` (default) takes Node's synchronous `node:crypto`
@@ -6,35 +7,6 @@ import type { Body } from './body.js';
  * (for tests and benchmarks of the path that browsers, Deno, Bun and Workers take).
  */
 export type CryptoEngine = 'auto' | 'webcrypto';
-
-interface NodeHmac {
-  update(data: Body): NodeHmac;
-  digest(encoding: 'hex'): string;
-}
-
-/** The few members of node:crypto used here, typed locally: no Node types in the bundle. */
-interface NodeCrypto {
-  createHmac(algorithm: 'sha256', key: unknown): NodeHmac;
-  createSecretKey(key: Uint8Array): unknown;
-}
-
-let nodeCrypto: NodeCrypto | null | undefined;
-
-/**
- * node:crypto without a static import, which would break browsers and Workers:
- * `process.getBuiltinModule` exists on Node 20.16+ (and on Deno and Bun), is absent elsewhere.
- */
-function getNodeCrypto(): NodeCrypto | null {
-  if (nodeCrypto === undefined) {
-    try {
-      const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
-      nodeCrypto = (proc?.getBuiltinModule?.('node:crypto') as NodeCrypto | undefined) ?? null;
-    } catch {
-      nodeCrypto = null; // a locked-down runtime: WebCrypto it is
-    }
-  }
-  return nodeCrypto;
-}
 
 const encoder = /* @__PURE__ */ new TextEncoder();
 const MAX_KEYS = 16;
@@ -96,11 +68,18 @@ function webHmac(secret: string, t: string, body: Body): Promise<ArrayBuffer> {
  * hex (`digest('hex')` measured faster than `digest()`: no Buffer from the pool); with
  * WebCrypto, the raw bytes.
  */
-export function hmac(secret: string, t: string, body: Body, engine: CryptoEngine | undefined): string | Promise<ArrayBuffer> {
-  const node = engine === 'webcrypto' ? null : getNodeCrypto();
-  if (!node) return webHmac(secret, t, body);
-  const key = cachedKey(nodeKeys, secret, node.createSecretKey);
-  const h = node.createHmac('sha256', key);
-  // One update for text (one call into C++), two for bytes (no copy).
-  return (typeof body === 'string' ? h.update(`${t}.${body}`) : h.update(`${t}.`).update(body)).digest('hex');
+export const hmac: (secret: string, t: string, body: Body, engine: CryptoEngine | undefined) => string | Promise<ArrayBuffer> =
+  // Written so that a bundler keeps webHmac alone where NODE_CRYPTO is false (no wrapper).
+  NODE_CRYPTO ? nodeOrWebHmac : webHmac;
+
+function nodeOrWebHmac(secret: string, t: string, body: Body, engine: CryptoEngine | undefined): string | Promise<ArrayBuffer> {
+  if (engine !== 'webcrypto') {
+    const node = getNodeCrypto();
+    if (node) {
+      const h = node.createHmac('sha256', cachedKey(nodeKeys, secret, node.createSecretKey));
+      // One update for text (one call into C++), two for bytes (no copy).
+      return (typeof body === 'string' ? h.update(`${t}.${body}`) : h.update(`${t}.`).update(body)).digest('hex');
+    }
+  }
+  return webHmac(secret, t, body);
 }

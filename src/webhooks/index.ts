@@ -8,12 +8,10 @@
  * @module
  */
 export { constructEvent, EVENT_ID_HEADER, SIGNATURE_HEADER } from './construct.js';
-export type { ConstructEventOptions, SeenEventStore } from './construct.js';
+export type { ConstructEventOptions } from './construct.js';
 export { signPayload, verifySignature } from './signature.js';
 export type { NowInput, SignatureHeaderValue, SignOptions, VerifyOptions, WebhookSecret } from './signature.js';
 export {
-  DuplicateEventError,
-  isDuplicateEventError,
   isWebhookVerificationError,
   WebhookVerificationError,
 } from './errors.js';

@@ -2,6 +2,7 @@ import { toBody, type Body, type RawBody } from './body.js';
 import { fail } from './errors.js';
 import { bytesToHex, hexMatches, parseSignatureHeader } from './header.js';
 import { hmac, type CryptoEngine } from './hmac.js';
+import { NODE_CRYPTO } from './node-crypto.js';
 
 /** One signing secret (`whsec_...`), or several during a rotation's grace period. */
 export type WebhookSecret = string | readonly string[];
@@ -40,9 +41,7 @@ const DEFAULT_TOLERANCE = 300;
 function secretList(secret: WebhookSecret, more?: readonly string[]): string[] {
   const list = typeof secret === 'string' ? [secret] : [...secret];
   if (more) list.push(...more);
-  let valid = list.length > 0;
-  for (const s of list) if (typeof s !== 'string' || s === '') valid = false;
-  if (!valid) throw new TypeError('The webhook secret must be a non-empty string or list');
+  if (!list.length || !list.every((s) => s && typeof s === 'string')) throw new TypeError('The webhook secret must be a non-empty string or list');
   return list;
 }
 
@@ -73,7 +72,7 @@ export async function signPayload(rawBody: RawBody, secret: WebhookSecret, optio
   let header = `t=${t}`;
   for (const s of secretList(secret, options.secrets)) {
     const digest = await hmac(s, `${t}`, body, options.engine);
-    header += `,v1=${typeof digest === 'string' ? digest : bytesToHex(new Uint8Array(digest))}`;
+    header += `,v1=${NODE_CRYPTO && typeof digest === 'string' ? digest : bytesToHex(new Uint8Array(digest as ArrayBuffer))}`;
   }
   return header;
 }
@@ -83,7 +82,7 @@ function check(digests: readonly (string | ArrayBuffer)[], v1: readonly string[]
   // Every digest is compared with every v1= (no early exit), each comparison in constant time.
   let matched = false;
   for (const digest of digests) {
-    const bytes = typeof digest === 'string' ? digest : new Uint8Array(digest);
+    const bytes = NODE_CRYPTO && typeof digest === 'string' ? digest : new Uint8Array(digest as ArrayBuffer);
     for (const candidate of v1) if (hexMatches(bytes, candidate)) matched = true;
   }
   if (!matched) fail('no_matching_signature', 'No signature matches the body with the secret given');
@@ -119,8 +118,8 @@ export function verifyBody<R>(
   const digests: (string | Promise<ArrayBuffer>)[] = [];
   for (const s of secrets) digests.push(hmac(s, t, body, engine));
   const first = digests[0] as string | Promise<ArrayBuffer>;
-  if (typeof first === 'string') return after(check(digests as string[], v1, t, toleranceSeconds, options));
-  if (digests.length === 1) return first.then((digest) => after(check([digest], v1, t, toleranceSeconds, options))) as Promise<Awaited<R>>;
+  if (NODE_CRYPTO && typeof first === 'string') return after(check(digests as string[], v1, t, toleranceSeconds, options));
+  if (digests.length === 1) return (first as Promise<ArrayBuffer>).then((digest) => after(check([digest], v1, t, toleranceSeconds, options))) as Promise<Awaited<R>>;
   return Promise.all(digests).then((list) => after(check(list, v1, t, toleranceSeconds, options))) as Promise<Awaited<R>>;
 }
 

@@ -32,26 +32,20 @@ const SANDBOX_MARKERS = ['[big.js]', 'notfound@sandbox.pix-usdt.com', 'idempoten
 // Strings only the receiver kit carries: the SQL store's table and the handler's answer.
 const KIT_MARKERS = ['pix_usdt_webhook_events', 'in_progress'];
 
-// Issue 22's budgets, moved to the figures reached (docs/performance.md, "What a browser app
-// loads"): the first script of a partner app (the client and three calls) and of `export *`
-// from pix-usdt, what loads with the first answer (the answer models and zod), every schema,
-// and a receiver that only verifies. 1,024 bytes to the kB, gzipped, as esbuild and webpack
-// minify them.
 const KB = 1024;
-// The answer models moved from 8 to 9.5 kB when issues 21, 25 and 26 landed beside issue 22 (the
-// events list, the tenant document and the settings models are answers too); the first script,
-// which issue 22 targets, is unchanged. The verification entry as a whole (`webhooksAll`) is
-// within 3 kB since the receiver kit has an entry of its own (issue 32). esbuild cannot tree-shake
-// a module reached by require(): that form of a constructEvent-only receiver carries the whole
-// verification entry and esbuild's interop helpers (about 0.35 kB), so it has its own budget
-// (`constructEventRequired`; docs/decisions.md, "Where the kit lives").
+// Budgets, gzipped, 1,024 bytes to the kB, as esbuild and webpack minify them; every chunk of a
+// build counts, each file gzipped on its own (issue 34: the first script alone let the answer
+// models, 8.6 kB with zod, load later unseen). A partner app (the client and three calls) and
+// `export * from 'pix-usdt'`: issue 34's 12 kB and, for `export *`, the figure reached rounded up
+// (11.2 kB at most; the issue's target is 15 kB). The client checks answers without zod
+// (src/models/answers-check.ts), so neither carries any zod. Every schema (`pix-usdt/models`),
+// and the verification entry: as a whole and for a receiver that only calls constructEvent,
+// within 3 kB whichever way it is reached (issue 32).
 const BUDGET = {
-  app: 10 * KB,
-  clientAll: 10 * KB,
-  answerModels: 9.5 * KB,
+  app: 12 * KB,
+  clientAll: 12 * KB,
   modelsAll: 15 * KB,
   constructEvent: 3 * KB,
-  constructEventRequired: 3.5 * KB,
   webhooksAll: 3 * KB,
 } as const;
 
@@ -60,10 +54,11 @@ const BUDGET = {
 // `require` conditions; the `module` condition sends it to the ESM build all the same).
 const BUILDS: Array<{ bundler: Bundler; form: Form; sources: Array<keyof typeof SOURCES> }> = [
   { bundler: 'esbuild', form: 'import', sources: ['app', 'clientAll', 'modelsAll', 'constructEvent', 'webhooksAll'] },
-  { bundler: 'esbuild', form: 'require', sources: ['app', 'clientAll', 'modelsAll', 'constructEvent'] },
-  // `export *` through webpack is in bench/bundle.ts: each webpack build costs seconds of CPU here.
-  { bundler: 'webpack', form: 'import', sources: ['app', 'constructEvent'] },
-  { bundler: 'webpack', form: 'require', sources: ['app', 'constructEvent'] },
+  { bundler: 'esbuild', form: 'require', sources: ['app', 'clientAll', 'modelsAll', 'constructEvent', 'webhooksAll'] },
+  // `export *` of the client and the models through webpack are in bench/bundle.ts: each webpack
+  // build of the client costs seconds of CPU here (the verification entry's are small).
+  { bundler: 'webpack', form: 'import', sources: ['app', 'constructEvent', 'webhooksAll'] },
+  { bundler: 'webpack', form: 'require', sources: ['app', 'constructEvent', 'webhooksAll'] },
 ];
 
 const built = new Map<string, Bundle>();
@@ -91,7 +86,7 @@ const ZOD = /node_modules\/zod\//;
 describe.each(BUILDS)('$bundler, fed $form', ({ bundler, form, sources }) => {
   it('is built (npm test builds before testing)', () => {
     expect(existsSync(new URL('dist/index.js', `file://${root}`)), 'dist/ is missing: run npm run build').toBe(true);
-    for (const source of sources) expect(bundle(bundler, form, source).initial).toBeGreaterThan(0);
+    for (const source of sources) expect(bundle(bundler, form, source).total).toBeGreaterThan(0);
   });
 
   it('lands on the ESM build whichever way the code reaches the package: no CommonJS file of ours, no zod locale', () => {
@@ -102,50 +97,52 @@ describe.each(BUILDS)('$bundler, fed $form', ({ bundler, form, sources }) => {
     }
   });
 
-  it(`a partner app's first script is the client alone, within ${BUDGET.app / KB} kB; the answer models and zod load later, within ${BUDGET.answerModels / KB} kB`, () => {
+  it(`a partner app (the client and three calls) stays within ${BUDGET.app / KB} kB, every chunk counted, and carries no zod`, () => {
     const app = bundle(bundler, form, 'app');
-    expect(app.initialInputs.filter((input) => ZOD.test(input))).toEqual([]);
-    expect(app.initialText.includes('deposit_address_network')).toBe(false); // a field of the Conversion model
-    expect(app.initial).toBeLessThanOrEqual(BUDGET.app);
-    expect(app.lazy).toBeGreaterThan(4 * KB); // the models and zod are there, later
-    expect(app.lazy).toBeLessThanOrEqual(BUDGET.answerModels);
-    expect(app.inputs.some((input) => ZOD.test(input))).toBe(true);
+    expect(app.inputs.filter((input) => ZOD.test(input))).toEqual([]);
+    // Its answers are checked all the same: the shapes are there (a field of the Conversion model).
+    expect(app.initialText.includes('deposit_address_network')).toBe(true);
+    expect(app.total).toBe(app.initial + app.lazy);
+    expect(app.total).toBeLessThanOrEqual(BUDGET.app);
   });
 
   if (sources.includes('clientAll')) {
-    it(`export * from 'pix-usdt' stays within ${BUDGET.clientAll / KB} kB, and carries no schema`, () => {
+    it(`export * from 'pix-usdt' stays within ${BUDGET.clientAll / KB} kB, every chunk counted, and carries no schema`, () => {
       const all = bundle(bundler, form, 'clientAll');
-      expect(all.initial).toBeLessThanOrEqual(BUDGET.clientAll);
-      expect(all.initialInputs.filter((input) => ZOD.test(input))).toEqual([]);
+      expect(all.total).toBeLessThanOrEqual(BUDGET.clientAll);
+      expect(all.inputs.filter((input) => ZOD.test(input))).toEqual([]);
     });
   }
 
-  const required = bundler === 'esbuild' && form === 'require';
-  it(`a receiver that only calls constructEvent stays within ${(required ? BUDGET.constructEventRequired : BUDGET.constructEvent) / KB} kB, without the receiver kit`, () => {
+  it(`a receiver that only calls constructEvent stays within ${BUDGET.constructEvent / KB} kB, without the receiver kit`, () => {
     const receiver = bundle(bundler, form, 'constructEvent');
     expect(receiver.inputs.filter((input) => ZOD.test(input))).toEqual([]);
     // The kit's entry is never reached, not even by esbuild's require() (which takes a whole entry).
     expect(receiver.inputs.filter((input) => /^dist\/webhooks-receiver\./.test(input))).toEqual([]);
     for (const marker of KIT_MARKERS) expect(receiver.initialText.includes(marker), `contains ${marker}`).toBe(false);
-    expect(receiver.initial).toBeLessThanOrEqual(required ? BUDGET.constructEventRequired : BUDGET.constructEvent);
+    // A browser bundler takes the entry's WebCrypto-only build (its `browser` condition), which has
+    // no node:crypto path to carry.
+    expect(receiver.inputs.filter((input) => /^dist\/webhooks/.test(input))).toEqual(['dist/webhooks-web.js']);
+    expect(receiver.initialText).not.toContain('getBuiltinModule');
+    expect(receiver.total).toBeLessThanOrEqual(BUDGET.constructEvent);
   });
 
   if (sources.includes('webhooksAll')) {
     it(`export * from 'pix-usdt/webhooks' (verification, signing, event types) stays within ${BUDGET.webhooksAll / KB} kB`, () => {
-      expect(bundle(bundler, form, 'webhooksAll').initial).toBeLessThanOrEqual(BUDGET.webhooksAll);
+      expect(bundle(bundler, form, 'webhooksAll').total).toBeLessThanOrEqual(BUDGET.webhooksAll);
     });
   }
 
   if (sources.includes('modelsAll')) {
     it(`export * from 'pix-usdt/models' (every schema, zod/mini) stays within ${BUDGET.modelsAll / KB} kB`, () => {
-      expect(bundle(bundler, form, 'modelsAll').initial).toBeLessThanOrEqual(BUDGET.modelsAll);
+      expect(bundle(bundler, form, 'modelsAll').total).toBeLessThanOrEqual(BUDGET.modelsAll);
     });
   }
 });
 
 describe('import and require land on the same build', () => {
   it('webpack: a partner app is the same size either way (within 2%)', () => {
-    const [imported, required] = (['import', 'require'] as const).map((form) => bundle('webpack', form, 'app').initial) as [number, number];
+    const [imported, required] = (['import', 'require'] as const).map((form) => bundle('webpack', form, 'app').total) as [number, number];
     expect(Math.abs(required - imported) / imported).toBeLessThanOrEqual(0.02);
   });
 

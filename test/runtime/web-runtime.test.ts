@@ -12,6 +12,7 @@ import { createContext, runInContext } from 'node:vm';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { inspectorUiEsbuildPlugin } from '../../scripts/inspector-ui.js';
+import { webCryptoOnlyEsbuildPlugin } from '../../scripts/webcrypto-only.js';
 
 const ENTRIES = {
   PixUsdtBundle: 'src/index.ts',
@@ -29,8 +30,9 @@ async function bundle(globalName: string, entry: string): Promise<string> {
     platform: 'browser',
     target: 'es2022',
     logLevel: 'silent',
-    // The sandbox's inspector script is built by the package build (scripts/inspector-ui.ts).
-    plugins: [inspectorUiEsbuildPlugin],
+    // The sandbox's inspector script is built by the package build (scripts/inspector-ui.ts);
+    // the webhook modules are those of the entry's build for browsers (scripts/webcrypto-only.ts).
+    plugins: [inspectorUiEsbuildPlugin, webCryptoOnlyEsbuildPlugin],
   });
   return result.outputFiles[0]?.text ?? '';
 }
@@ -106,6 +108,8 @@ function bundles(): Promise<Array<[string, string]>> {
 async function scenarioIn(context: ReturnType<typeof createContext>): Promise<Record<string, unknown>> {
   for (const [entry, code] of await bundles()) {
     expect(code, `${entry} bundle`).not.toMatch(/\brequire\(["']node:/);
+    // The WebCrypto-only webhook modules: no node:crypto lookup at all.
+    if (entry === ENTRIES.PixUsdtWebhooks) expect(code).not.toContain('getBuiltinModule');
     runInContext(code, context, { filename: `${entry}.bundle.js` });
   }
   return JSON.parse((await runInContext(SCENARIO, context)) as string) as Record<string, unknown>;

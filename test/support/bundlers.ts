@@ -7,7 +7,9 @@
 //
 // Two bundlers, each with code splitting as apps build: esbuild (splitting, ESM) and webpack 5
 // (production, target web, terser). A bundle's first script is the entry chunk and every chunk
-// it imports statically; what it imports with `import()` is lazy.
+// it imports statically; what it imports with `import()` is lazy. Its total counts every chunk
+// the build emits, each file gzipped on its own as a server sends it (issue 34: a budget read on
+// the first script alone let 8.6 kB of answer models load later unseen).
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -23,12 +25,16 @@ export type Form = 'import' | 'require';
 /** Which bundler built it. */
 export type Bundler = 'esbuild' | 'webpack';
 
-/** One built app: gzipped sizes (bytes, minified) and what went where. */
+/** One built app: gzipped sizes (bytes, minified, each file gzipped on its own) and what went where. */
 export interface Bundle {
+  /** Every chunk of the build: the first script and all it may load later, which its calls load. */
+  total: number;
   /** The first script: the entry chunk and what it imports statically. */
   initial: number;
   /** Everything the app may load later (`import()` chunks). */
   lazy: number;
+  /** How many files the build emitted. */
+  files: number;
   /** The first script's minified text. */
   initialText: string;
   /** The source files (dist/..., node_modules/...) of the first script. */
@@ -79,6 +85,7 @@ export function inForm(source: string, form: Form): string {
 }
 
 const gzip = (text: string): number => (text === '' ? 0 : gzipSync(text).length);
+const gzipEach = (texts: string[]): number => texts.reduce((sum, text) => sum + gzip(text), 0);
 
 /** Builds `source` (JavaScript, ESM or CommonJS) with esbuild as a browser app, code splitting on. */
 export async function esbuildBundle(source: string): Promise<Bundle> {
@@ -112,11 +119,15 @@ export async function esbuildBundle(source: string): Promise<Bundle> {
   const inputsOf = (keys: Iterable<string>): string[] =>
     [...new Set([...keys].flatMap((key) => Object.entries(outputs[key]?.inputs ?? {}).filter(([, input]) => input.bytesInOutput > 0).map(([path]) => path)))].sort();
   const later = Object.keys(outputs).filter((key) => !first.has(key));
-  const initialText = [...first].map((key) => texts.get(key) ?? '').join('\n');
+  const textsOf = (keys: Iterable<string>): string[] => [...keys].map((key) => texts.get(key) ?? '');
+  const initial = gzipEach(textsOf(first));
+  const lazy = gzipEach(textsOf(later));
   return {
-    initial: gzip(initialText),
-    lazy: gzip(later.map((key) => texts.get(key) ?? '').join('\n')),
-    initialText,
+    total: initial + lazy,
+    initial,
+    lazy,
+    files: first.size + later.length,
+    initialText: textsOf(first).join('\n'),
     initialInputs: inputsOf(first),
     inputs: inputsOf(Object.keys(outputs)),
   };
@@ -160,8 +171,7 @@ export async function webpackBundles(sources: Record<string, string>): Promise<R
       if (compilation.errors.length > 0) throw new Error(`webpack: ${compilation.errors.map((e) => e.message).join('\n')}`);
       const outputPath = compilation.outputOptions.path as string;
       const chunks = [...compilation.chunks];
-      const read = (list: typeof chunks): string =>
-        list.flatMap((chunk) => [...chunk.files]).map((file) => readFileSync(join(outputPath, file), 'utf8')).join('\n');
+      const read = (list: typeof chunks): string[] => list.flatMap((chunk) => [...chunk.files]).map((file) => readFileSync(join(outputPath, file), 'utf8'));
       // The source files of chunks; a concatenated module lists the modules it holds.
       const inputsOf = (list: typeof chunks): string[] => {
         const files = list.flatMap((chunk) => [...compilation.chunkGraph.getChunkModulesIterable(chunk)]).flatMap((m) => {
@@ -172,8 +182,17 @@ export async function webpackBundles(sources: Record<string, string>): Promise<R
       };
       const initial = chunks.filter((chunk) => chunk.canBeInitial());
       const later = chunks.filter((chunk) => !chunk.canBeInitial());
-      const initialText = read(initial);
-      bundles[compilation.name as string] = { initial: gzip(initialText), lazy: gzip(read(later)), initialText, initialInputs: inputsOf(initial), inputs: inputsOf(chunks) };
+      const [first, rest] = [read(initial), read(later)];
+      const [initialBytes, lazyBytes] = [gzipEach(first), gzipEach(rest)];
+      bundles[compilation.name as string] = {
+        total: initialBytes + lazyBytes,
+        initial: initialBytes,
+        lazy: lazyBytes,
+        files: first.length + rest.length,
+        initialText: first.join('\n'),
+        initialInputs: inputsOf(initial),
+        inputs: inputsOf(chunks),
+      };
     }
     return bundles;
   } finally {
