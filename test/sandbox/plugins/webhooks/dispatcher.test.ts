@@ -12,13 +12,19 @@ interface Job extends DispatchJob {
 }
 
 /** A dispatcher whose attempts end when the test says so. */
-function harness(limits: { perEndpoint: number; perTenant: number; total: number }, check: (job: Job) => StartVerdict = () => 'go') {
+function harness(
+  limits: { perEndpoint: number; perTenant: number; total: number },
+  check: (job: Job) => StartVerdict = () => 'go',
+  /** Called as each attempt starts (the dispatcher has counted it). */
+  observe?: (job: Job, dispatcher: Dispatcher<Job>) => void,
+) {
   const started: string[] = [];
   const running = new Map<string, () => void>();
   const held: string[] = [];
-  const dispatcher = new Dispatcher<Job>(limits, {
+  const dispatcher: Dispatcher<Job> = new Dispatcher<Job>(limits, {
     run: (job) =>
       new Promise<void>((resolve) => {
+        observe?.(job, dispatcher);
         started.push(job.name);
         running.set(job.name, resolve);
       }),
@@ -193,26 +199,16 @@ describe('the reserve for tenants with nothing in flight (issue 35)', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 20, maxLength: 150 }), async (steps) => {
         const violations: string[] = [];
-        let h!: ReturnType<typeof harness>;
         let n = 0;
-        const dispatcher = new Dispatcher<Job>(limits, {
-          run: (job) =>
-            new Promise<void>((resolve) => {
-              // The dispatcher counted this attempt already: what held before it started.
-              const d = h.dispatcher;
-              const mine = d.runningOf(job.tenantId) - 1;
-              const busyBefore = d.busy - (mine === 0 ? 1 : 0);
-              const share = fairShare(limits.total, busyBefore);
-              const freeBefore = limits.total - (d.running - 1);
-              if (mine > 0 && mine >= share && freeBefore - 1 < share) violations.push(`${job.name}: ${mine} held, share ${share}, ${freeBefore} free`);
-              if (d.running > limits.total || d.runningOf(job.tenantId) > limits.perTenant) violations.push(`${job.name}: over a cap`);
-              h.started.push(job.name);
-              h.running.set(job.name, resolve);
-            }),
-          check: () => 'go',
-          held: () => undefined,
+        const h = harness(limits, () => 'go', (job, d) => {
+          // What held before this attempt started.
+          const mine = d.runningOf(job.tenantId) - 1;
+          const busyBefore = d.busy - (mine === 0 ? 1 : 0);
+          const share = fairShare(limits.total, busyBefore);
+          const freeBefore = limits.total - (d.running - 1);
+          if (mine > 0 && mine >= share && freeBefore - 1 < share) violations.push(`${job.name}: ${mine} held, share ${share}, ${freeBefore} free`);
+          if (d.running > limits.total || d.runningOf(job.tenantId) > limits.perTenant) violations.push(`${job.name}: over a cap`);
         });
-        h = { ...harness(limits), dispatcher, push: (t, e, name) => dispatcher.push({ tenantId: t, endpointId: e, name }) };
         const pushed = new Map<string, number>();
         const startedOf = (t: string): number => h.started.filter((x) => of(x) === t).length;
         for (const s of steps) {
