@@ -10,12 +10,16 @@
  * in flight), and one share is kept free for a tenant that has nothing in flight (issue 35: ten
  * tenants whose endpoints never answered held 255 of the 256 slots, and a new tenant's
  * deliveries waited 8 s for one). With `b` busy tenants the share is `max(1, floor(total /
- * (b + 1)))`: a busy tenant below its share may take any free slot; at or above it, only while
- * a share's worth of slots stays free after it takes one. So a tenant that starts sending finds
- * free slots at once as long as fewer tenants than `total` are busy, and otherwise gets one of
- * the next that free (tenants above their share do not take them back), within one attempt's
- * time whatever the others hold. Up to `total / perTenant - 1` busy tenants (7 with the
- * defaults) the share is above the per-tenant cap, and nothing changes.
+ * (b + 1)))`: a busy tenant below its share may take a free slot while a few stay free after
+ * it ({@link idleReserve}: 4 of 256), at or above it only while a share's worth stays free. A
+ * tenant with nothing in flight may take any free slot, and is served first. Slots are never
+ * taken back, so tenants that become busy one after another could otherwise eat the reserve as
+ * the share shrinks (the first seven fill their 32 while the share is above it, the eighth took
+ * the rest): the few kept free let a tenant that starts sending start an attempt at once, and
+ * a tenant whose receiver answers fast gets its slot back as each attempt ends (it has nothing
+ * in flight again), whatever the others hold. Up to `total / perTenant - 1` busy tenants (7
+ * with the defaults) the share is above the per-tenant cap and the few are free anyway: nothing
+ * changes.
  *
  * An endpoint's attempts start in the order they were queued. The owner may say that the
  * oldest one must `wait` (an earlier event of its object is in flight to the same endpoint: the
@@ -26,7 +30,7 @@
  * Every operation is O(1) but the owner's check: an endpoint is in its tenant's ring only while
  * its oldest attempt may start and it has a free slot, a tenant in the ring of tenants only while
  * one of its endpoints is. Rings are insertion-ordered sets: taking the first and adding it back
- * puts it last. A tenant found above its share with no room beyond the reserve is parked aside
+ * puts it last. A tenant found with no room for it (beyond the reserve that applies) is parked aside
  * (not scanned again at every free slot); it comes back when one of its own attempts ends, when
  * the share grows above what a parked tenant holds, or when room beyond the reserve appears.
  * @module
@@ -131,16 +135,26 @@ export function fairShare(total: number, busy: number): number {
   return Math.max(1, Math.floor(total / (busy + 1)));
 }
 
+/**
+ * The slots a busy tenant below its share leaves free for tenants with nothing in flight:
+ * `max(1, floor(total / 64))`, 4 of the default 256 (never more than the share itself).
+ */
+export function idleReserve(total: number): number {
+  return Math.max(1, Math.floor(total / 64));
+}
+
 /** Fair, capped scheduling of attempts. */
 export class Dispatcher<J extends DispatchJob> {
   readonly #limits: DeliveryConcurrency;
+  /** {@link idleReserve} of the total. */
+  readonly #reserve: number;
   readonly #owner: DispatchOwner<J>;
   readonly #tenants = new Map<string, TenantQueue<J>>();
   /** Tenants with nothing in flight and an endpoint in their ready ring, in turn order: served first. */
   readonly #idle = new Set<TenantQueue<J>>();
   /** Tenants with attempts in flight, an endpoint in their ready ring and a free slot, in turn order. */
   readonly #ready = new Set<TenantQueue<J>>();
-  /** Tenants of the ring found at or above their share with no room beyond the reserve. */
+  /** Tenants of the ring found with no room for them (beyond the idle reserve, or a share when at or above their share). */
   readonly #parked = new Set<TenantQueue<J>>();
   /** The fewest attempts a parked tenant holds (a share above it lets one go again); may be stale low. */
   #parkedLeast = Infinity;
@@ -151,6 +165,7 @@ export class Dispatcher<J extends DispatchJob> {
 
   constructor(limits: DeliveryConcurrency, owner: DispatchOwner<J>) {
     this.#limits = limits;
+    this.#reserve = idleReserve(limits.total);
     this.#owner = owner;
   }
 
@@ -235,17 +250,23 @@ export class Dispatcher<J extends DispatchJob> {
     }
   }
 
-  /** May the tenant start one more attempt now: below its share, or leaving a share free beyond it. */
+  /**
+   * May the tenant start one more attempt now: with nothing in flight, always; below its share,
+   * leaving the idle reserve free; at or above it, leaving a share free.
+   */
   #mayTake(tenant: TenantQueue<J>): boolean {
+    if (tenant.running === 0) return true;
     const share = this.share;
-    return tenant.running < share || this.#limits.total - this.#running - 1 >= share;
+    const freeAfter = this.#limits.total - this.#running - 1;
+    return freeAfter >= (tenant.running < share ? Math.min(share, this.#reserve) : share);
   }
 
   /** Brings parked tenants back into the ring if one of them may take a slot now; false when none may. */
   #unpark(): boolean {
     if (this.#parked.size === 0) return false;
     const share = this.share;
-    if (this.#parkedLeast >= share && this.#limits.total - this.#running - 1 < share) return false;
+    const freeAfter = this.#limits.total - this.#running - 1;
+    if (freeAfter < (this.#parkedLeast < share ? Math.min(share, this.#reserve) : share)) return false;
     for (const tenant of this.#parked) this.#ready.add(tenant);
     this.#parked.clear();
     this.#parkedLeast = Infinity;
@@ -263,7 +284,7 @@ export class Dispatcher<J extends DispatchJob> {
       this.#idle.delete(tenant);
       this.#ready.delete(tenant);
       if (!this.#mayTake(tenant)) {
-        // Above its share: aside until it may take one again (its own attempt ends, or room appears).
+        // No room for it: aside until it may take one again (its own attempt ends, or room appears).
         if (tenant.ready.size > 0) {
           this.#parked.add(tenant);
           this.#parkedLeast = Math.min(this.#parkedLeast, tenant.running);

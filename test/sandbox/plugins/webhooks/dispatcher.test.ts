@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_DELIVERY_CONCURRENCY, Dispatcher, type DispatchJob, type StartVerdict, fairShare } from '../../../../src/sandbox/plugins/webhooks/dispatcher.js';
+import { DEFAULT_DELIVERY_CONCURRENCY, Dispatcher, type DispatchJob, type StartVerdict, fairShare, idleReserve } from '../../../../src/sandbox/plugins/webhooks/dispatcher.js';
 
 interface Job extends DispatchJob {
   name: string;
@@ -150,26 +150,33 @@ describe('the reserve for tenants with nothing in flight (issue 35)', () => {
   }
   const held = (h: ReturnType<typeof attack>, tenant: string): number => [...h.running.keys()].filter((n) => of(n) === tenant).length;
 
-  it('a new tenant takes the next slot that frees, ahead of every tenant that has attempts in flight', async () => {
+  it('a new tenant starts an attempt at once whatever the attackers hold, and gets its slot back as each ends', async () => {
     const h = attack();
-    // Set up one after another, the first tenants filled their 32 before the last came: all 256 are held.
-    expect(h.dispatcher.running).toBe(256);
-    expect(held(h, 'T9')).toBe(0);
-    const endOneOf = async (tenant: string): Promise<void> => h.end([...h.running.keys()].find((n) => of(n) === tenant) as string);
-    // A time-out: T9, which had nothing in flight, takes the slot (not T0, whose attempt ended).
-    await endOneOf('T0');
-    expect(of(h.started.at(-1) as string)).toBe('T9');
-    expect(h.dispatcher.busy).toBe(TENANTS);
-    // A new tenant: no slot is free.
-    h.push('N', 'N/e', 'N:0');
-    h.push('N', 'N/e', 'N:1');
+    const reserve = idleReserve(256);
+    expect(reserve).toBe(4);
+    // Set up one after another: the first seven filled their 32 while the share was above it, the
+    // eighth took all but the idle reserve, the last two one slot each (they had nothing in flight).
+    // (Before the reserve, the eighth and ninth took all 256 and a new tenant waited for a time-out.)
+    expect(h.dispatcher.running).toBe(256 - reserve + 2);
+    expect([held(h, 'T7'), held(h, 'T8'), held(h, 'T9')]).toEqual([32 - reserve, 1, 1]);
+    // A new tenant: its first attempt starts at once.
+    for (let i = 0; i < 3; i++) h.push('N', 'N/e', `N:${i}`);
+    expect(h.started.at(-1)).toBe('N:0');
+    expect(h.running.has('N:1')).toBe(false);
+    // An attacker's time-out frees a slot: no busy tenant takes it (the reserve refills).
     const before = h.started.length;
-    // The next time-out frees a slot: N takes it, ahead of every attacker below its cap or its share.
-    await endOneOf('T0');
-    expect(h.started.slice(before)).toEqual(['N:0']);
+    await h.end([...h.running.keys()].find((n) => of(n) === 'T0') as string);
+    expect(h.started.length).toBe(before);
+    expect(256 - h.dispatcher.running).toBe(2);
+    // N's receiver answers: with nothing in flight again, N takes the next slot, ahead of everyone.
+    await h.end('N:0');
+    expect(h.started.at(-1)).toBe('N:1');
+    await h.end('N:1');
+    expect(h.started.at(-1)).toBe('N:2');
+    expect(h.started.length).toBe(before + 2);
   });
 
-  it('once the attackers hold their share, a new tenant gets a whole share at once', async () => {
+  it('once the attackers hold their share, a new tenant gets its share but the idle reserve at once', async () => {
     const h = attack();
     // Every attempt of the first wave times out once: each tenant is then refilled to its share only.
     for (const name of [...h.running.keys()]) await h.end(name);
@@ -182,12 +189,13 @@ describe('the reserve for tenants with nothing in flight (issue 35)', () => {
     const before = h.started.length;
     for (let i = 0; i < 40; i++) h.push('N', `N/e${i % 8}`, `N:${i}`);
     const startedN = h.started.slice(before);
-    // N gets its share of 11 busy tenants at once (floor(256 / 12) = 21), from the reserve (an
-    // attacker may take one more beyond its share only while a share stays free after it).
+    // N's first attempt at once; then, below its share of 11 busy tenants (floor(256 / 12) = 21),
+    // the free share but the idle reserve (an attacker below its share may take one too).
     expect(startedN[0]).toBe('N:0');
-    expect(startedN.filter((n) => of(n) === 'N')).toHaveLength(fairShare(256, TENANTS + 1));
-    expect(startedN.filter((n) => of(n) !== 'N').length).toBeLessThanOrEqual(1);
-    expect(256 - h.dispatcher.running).toBeLessThan(fairShare(256, TENANTS + 1));
+    const others = startedN.filter((n) => of(n) !== 'N').length;
+    expect(others).toBeLessThanOrEqual(1);
+    expect(startedN.filter((n) => of(n) === 'N')).toHaveLength(share - idleReserve(256) - others);
+    expect(256 - h.dispatcher.running).toBe(idleReserve(256));
   });
 
   it('keeps the caps and the reserve rule at every step of random pushes and ends', async () => {
@@ -207,6 +215,8 @@ describe('the reserve for tenants with nothing in flight (issue 35)', () => {
           const share = fairShare(limits.total, busyBefore);
           const freeBefore = limits.total - (d.running - 1);
           if (mine > 0 && mine >= share && freeBefore - 1 < share) violations.push(`${job.name}: ${mine} held, share ${share}, ${freeBefore} free`);
+          // Below its share, a busy tenant leaves the idle reserve free.
+          if (mine > 0 && mine < share && freeBefore - 1 < Math.min(share, idleReserve(limits.total))) violations.push(`${job.name}: took the idle reserve (${freeBefore} free)`);
           if (d.running > limits.total || d.runningOf(job.tenantId) > limits.perTenant) violations.push(`${job.name}: over a cap`);
         });
         const pushed = new Map<string, number>();
