@@ -37,7 +37,8 @@ export interface NoisyFigure {
   aMostOpen: number;
 }
 
-interface Receiver {
+/** A receiver that records each event's latency and counts its open connections (shared with bench/tenant-attack.ts). */
+export interface Receiver {
   url: string;
   server: http.Server;
   latencies: number[];
@@ -46,7 +47,7 @@ interface Receiver {
   close(): Promise<void>;
 }
 
-async function receiver(reply: (res: http.ServerResponse) => void): Promise<Receiver> {
+export async function receiver(reply: (res: http.ServerResponse) => void): Promise<Receiver> {
   const held = new Set<http.ServerResponse>();
   const r: Receiver = {
     url: '',
@@ -84,14 +85,15 @@ async function receiver(reply: (res: http.ServerResponse) => void): Promise<Rece
   return r;
 }
 
-interface Server {
+export interface Server {
   process: ChildProcess;
   url: string;
   key: string;
 }
 
-async function serve(): Promise<Server> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0'], { stdio: ['ignore', 'pipe', 'ignore'] });
+/** The built CLI's `serve` on a free port, with `args` after it. */
+export async function serve(args: readonly string[] = []): Promise<Server> {
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'ignore'] });
   const line = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
@@ -105,7 +107,7 @@ async function serve(): Promise<Server> {
 }
 
 let keys = 0;
-async function call(server: Server, key: string, method: string, route: string, body?: unknown): Promise<Record<string, unknown>> {
+export async function call(server: Server, key: string, method: string, route: string, body?: unknown): Promise<Record<string, unknown>> {
   const res = await fetch(server.url + route, {
     method,
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': `noisy-${process.pid}-${++keys}` },
@@ -116,12 +118,12 @@ async function call(server: Server, key: string, method: string, route: string, 
   return json;
 }
 
-async function tenantKey(server: Server): Promise<string> {
+export async function tenantKey(server: Server): Promise<string> {
   const created = await call(server, server.key, 'POST', '/v1/test_helpers/tenants', {});
   return created['api_key'] as string;
 }
 
-const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+export const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
 async function scenario(endpoints: number, mode: Mode | null): Promise<NoisyFigure> {
   const server = await serve();

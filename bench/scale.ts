@@ -37,6 +37,7 @@ function platformApp(): { app: PlatformApp; tenant: TenantState; key: string } {
     idempotencyTtlMs: 86_400_000,
     eventLogSize: 10_000,
     quoteRateLimit: 0,
+    maxTenantsPerRoot: 1_000,
   };
   const e = new PlatformApp(settings, defaultSettings({}, 'tenant'));
   const { tenant, key } = e.createTenant();

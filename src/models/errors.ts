@@ -18,6 +18,7 @@ export const ERROR_STATUS = {
   invalid_api_key_format: 401,
   unauthorized: 401,
   missing_capability: 403,
+  tenant_limit_exceeded: 403,
   not_found: 404,
   user_not_found: 404,
   quote_not_found: 404,

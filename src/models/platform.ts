@@ -144,6 +144,22 @@ export const WebhookDeliveryAttempt = /* @__PURE__ */ lazy(() =>
 /** One attempt to deliver an event. */
 export type WebhookDeliveryAttempt = z.infer<typeof WebhookDeliveryAttempt>;
 
+/** Why a pending delivery's next attempt was moved past its retry schedule: its endpoint's circuit is open (a sandbox field). */
+export const WEBHOOK_DEFERRAL_REASONS = ['circuit_open'] as const;
+
+/**
+ * A pending delivery whose attempt the endpoint's circuit delays (attempts to the endpoint keep
+ * ending without an answer): the instant its retry schedule made it due, and why it did not go
+ * then. It goes at `next_attempt_at`, or after the circuit's trial; the delay adds no attempt.
+ */
+export const WebhookDeliveryDeferral = /* @__PURE__ */ lazy(() =>
+  z.looseObject({
+    reason: openEnum(WEBHOOK_DEFERRAL_REASONS),
+    scheduled_at: Timestamp,
+  }));
+/** A pending delivery's delay by its endpoint's circuit. */
+export type WebhookDeliveryDeferral = z.infer<typeof WebhookDeliveryDeferral>;
+
 /** The delivery of one event to one endpoint, with every attempt. */
 export const WebhookDelivery = /* @__PURE__ */ lazy(() =>
   z.looseObject({
@@ -157,6 +173,8 @@ export const WebhookDelivery = /* @__PURE__ */ lazy(() =>
     latency_ms: z.nullable(z.number()),
     last_error: NullableString,
     next_attempt_at: OptionalTimestamp,
+    /** Set while the endpoint's circuit delays the next attempt (sandbox); `null` otherwise. Absent from servers without circuits. */
+    deferred: z.optional(z.nullable(WebhookDeliveryDeferral)),
     attempts: z.array(WebhookDeliveryAttempt),
     created_at: Timestamp,
     updated_at: Timestamp,

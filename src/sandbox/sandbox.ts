@@ -7,6 +7,7 @@
 import type { Clock, Duration, SandboxClock } from './core/clock.js';
 import type { LimitSettings } from './core/limits.js';
 import { Platform } from './core/platform.js';
+import { DEFAULT_MAX_TENANTS_PER_ROOT, makeRoot } from './core/lineage.js';
 import type { PricingSettings } from './core/pricing.js';
 import { type LimitsPatch, type OwnSettings, type PlatformScope, type SettingsKind, type TimingSettings, defaultSettings, settingsFromOptions } from './core/settings.js';
 import { type SandboxSnapshot, loadSnapshot, snapshotParts, takeSnapshot } from './core/snapshot.js';
@@ -49,6 +50,13 @@ function seconds(value: number | undefined, fallback: number, name: string): num
 function count(value: number | undefined, fallback: number, name: string): number {
   const n = value ?? fallback;
   if (!Number.isInteger(n) || n < 1) throw new RangeError(`${name} must be a positive whole number.`);
+  return n;
+}
+
+/** `maxTenantsPerRoot`: a whole number from 0 (no tenant made over the API), or `Infinity` (no bound). */
+function tenantBound(value: number | undefined): number {
+  const n = value ?? DEFAULT_MAX_TENANTS_PER_ROOT;
+  if (n !== Infinity && (!Number.isInteger(n) || n < 0)) throw new RangeError('maxTenantsPerRoot must be a whole number from 0, or Infinity.');
   return n;
 }
 
@@ -98,6 +106,7 @@ export function build(options: SandboxOptions): Parts {
       idempotencyTtlMs: seconds(options.idempotencyTtlSeconds, 86_400, 'idempotencyTtlSeconds'),
       eventLogSize: count(options.eventLogSize, 10_000, 'eventLogSize'),
       quoteRateLimit: Math.max(0, options.quoteRateLimit ?? 60),
+      maxTenantsPerRoot: tenantBound(options.maxTenantsPerRoot),
     },
     defaultsOf(options),
   );
@@ -374,6 +383,8 @@ export class SandboxImpl implements Sandbox {
     if (options.snapshot !== undefined) {
       if (options.capabilities !== undefined) throw new TypeError('A fork takes its keys (and their capabilities) from the snapshot: pass `capabilities` or `snapshot`, not both.');
       const { tenant, key } = this.#transfer.fork(options.snapshot);
+      // Made in code: a root, whatever lineage the document came with (core/lineage.ts).
+      makeRoot(tenant);
       return { tenantId: tenant.id, apiKey: key.secret, clock: this.clockOf(tenant.id), settings: this.settingsOf(tenant.id) };
     }
     const unknown = options.capabilities?.find((c) => !this.#platform.knownCapability(c));

@@ -81,6 +81,15 @@ export interface SandboxOptions {
   webhooks?: WebhookDeliveryOptions;
   /** `POST /v1/quotes` allowed per API key in a sliding 60 s window (default 60, as the reference; 0 turns it off for load tests). */
   quoteRateLimit?: number;
+  /**
+   * Tenants that one root's tree may make over the API (`POST /v1/test_helpers/tenants`, new or
+   * forks), default 1,000. A tenant made in code (the default tenant, `createTenant`) is a root;
+   * one made over the API belongs to the root of the caller's tenant, so tenants made by tenants
+   * it made count against it too. Past the bound the call answers 403 `tenant_limit_exceeded`
+   * and makes nothing. 0 lets no key make tenants; `Infinity` sets no bound.
+   * (`serve --max-tenants-per-root`.)
+   */
+  maxTenantsPerRoot?: number;
 }
 
 /** A tenant created from code. */

@@ -334,6 +334,10 @@ export const PUBLIC_NAMES: Readonly<Record<string, readonly string[]>> = {
     'createSandbox',
     // A sandbox kept in SQLite by its host (serve --data, Durable Objects, yours): issue 32.
     'createStoredSandbox',
+    // A circuit per webhook endpoint, and what the inspector shows of it: issue 35.
+    'DEFAULT_CIRCUIT',
+    'type CircuitOptions',
+    'type InspectedCircuit',
     'DEFAULT_DELIVERY_CONCURRENCY',
     'DEFAULT_HOLD_BEHIND_FAILURES',
     'DEFAULT_LIMITS',

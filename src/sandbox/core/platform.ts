@@ -13,6 +13,7 @@ import { keyPrefix } from './api-keys.js';
 import { type Capability, defaultCapabilities } from './capabilities.js';
 import { Clock, type Timer } from './clock.js';
 import { Usage } from './limits.js';
+import { claimTenant } from './lineage.js';
 import { Random } from './random.js';
 import { PackedEvent } from './event-log.js';
 import { type OwnSettings, type PlatformScope, type SettingsKind, type SettingsScope, type TenantSettings, resolveSettings, withChange } from './settings.js';
@@ -197,6 +198,20 @@ export class Platform extends EventEmitter<PlatformEvents> implements World, Set
     const key = this.issueKey(tenant, name, capabilities ?? defaultCapabilities(this.settings.environment), tenant.clock.nowMs());
     this.#source?.created(tenant);
     return { tenant, key };
+  }
+
+  /**
+   * Checks that the caller's tree may make one more tenant over the API (core/lineage.ts),
+   * changing nothing; answers the function that records the new tenant against its root. Throws
+   * 403 `tenant_limit_exceeded` at `maxTenantsPerRoot`.
+   */
+  claimTenant(caller: TenantState): (child: TenantState) => void {
+    return claimTenant(this, caller, this.settings.maxTenantsPerRoot);
+  }
+
+  /** A tenant other than the one a request is about changed (a root's count): a stored sandbox writes it with the answer. */
+  touched(tenant: TenantState): void {
+    this.#source?.moved(tenant.id);
   }
 
   /** A tenant was put in memory from a snapshot as a new one (a fork, core/transfer.ts): a stored sandbox writes it. */

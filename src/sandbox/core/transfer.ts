@@ -19,6 +19,7 @@ import { keyEnvironment, keyPrefix } from './api-keys.js';
 import { ApiError } from './errors.js';
 import { jsonDepth } from './json-depth.js';
 import { type Reservation, holdOnPlatform } from './limits.js';
+import { LINEAGE_EXTENSION } from './lineage.js';
 import type { Platform } from './platform.js';
 import { type TenantRecords, type TenantSnapshot, restoreTenant, snapshotParts } from './snapshot.js';
 import type { KeyRec, SandboxEvent, TenantState } from './state.js';
@@ -255,10 +256,17 @@ export interface TenantTransfer {
   fork(document: unknown): Fork;
 }
 
+/** A document carries no lineage (which tenant made which, core/lineage.ts): a fork takes its forker's. */
+function withoutLineage(records: TenantRecords): TenantRecords {
+  if (!(LINEAGE_EXTENSION in records.extensions)) return records;
+  const { [LINEAGE_EXTENSION]: _lineage, ...extensions } = records.extensions;
+  return { ...records, extensions };
+}
+
 /** The {@link TenantTransfer} of a platform. */
 export function tenantTransfer(platform: Platform): TenantTransfer {
   return {
-    export: (tenant) => tenantDocument(platform, snapshotParts(platform, [tenant.id]).tenants[0] as TenantRecords),
+    export: (tenant) => tenantDocument(platform, withoutLineage(snapshotParts(platform, [tenant.id]).tenants[0] as TenantRecords)),
     fork: (document) => forkTenant(platform, readTenantDocument(platform, document)),
   };
 }

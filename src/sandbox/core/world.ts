@@ -21,6 +21,8 @@ export interface PlatformSettings {
   eventLogSize: number;
   /** POST /v1/quotes per key per 60 s (0: no limit). */
   quoteRateLimit: number;
+  /** Tenants one root's tree may make over the API (core/lineage.ts). */
+  maxTenantsPerRoot: number;
 }
 
 /** The platform as a service sees it. */

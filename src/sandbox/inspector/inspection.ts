@@ -10,8 +10,9 @@ import { changedFields, limitsOut, priceOut, timingsOut } from '../core/settings
 import type { ConversionRec, LoggedEvent, SandboxEvent, StateChange, TenantState } from '../core/state.js';
 import { conversionOut, iso, quoteOut, transactionOut, userOut } from '../core/wire.js';
 import type { RequestLog, RequestLogEntry } from '../http/request-log.js';
-import type { WebhookRecords } from '../plugins/webhooks/index.js';
+import type { CircuitView, WebhookRecords } from '../plugins/webhooks/index.js';
 import type {
+  InspectedCircuit,
   InspectedConversion,
   InspectedDelivery,
   InspectedMatch,
@@ -64,6 +65,14 @@ function page<T>(tenantId: string, build: () => T): T {
     if (error instanceof RangeError && /^No tenant /.test(error.message)) throw error;
     throw new UnshowableTenantError(tenantId);
   }
+}
+
+function circuitOut(c: CircuitView): InspectedCircuit {
+  return { state: c.state, consecutive_failures: c.consecutiveFailures, open_until: c.openUntil === null ? null : iso(c.openUntil), deferred: c.deferred };
+}
+
+function deferralOut(since: number | null): InspectedDelivery['deferred'] {
+  return since === null ? null : { reason: 'circuit_open', scheduled_at: iso(since) };
 }
 
 /** A tenant of a stored sandbox's listing: in memory, or its counts and clock as stored. */
@@ -218,6 +227,7 @@ export class Inspection implements Omit<SandboxInspection, 'onRequest'> {
           event_types: [...e.eventTypes],
           secret_prefix: e.secret.slice(0, 10),
           deliveries: deliveries.filter((d) => d.endpointId === e.id).length,
+          circuit: circuitOut(this.#parts.webhooks.circuit(t, e)),
         })),
       api_keys: t.keys.map((k) => ({ id: k.id, name: k.name, key_prefix: k.secret.slice(0, 12), capabilities: [...k.capabilities], revoked: k.revokedAt !== null })),
       settings: settingsView(t),
@@ -235,6 +245,7 @@ export class Inspection implements Omit<SandboxInspection, 'onRequest'> {
         status: d.status,
         attempts: d.attempts.map((a) => ({ at: iso(a.at), status: a.status, latency_ms: a.latencyMs, error: a.error })),
         next_attempt_at: d.nextAttemptAt === null ? null : iso(d.nextAttemptAt),
+        deferred: deferralOut(this.#parts.webhooks.deferredSince(t, d)),
         payload: String(d.payload),
       }));
   }

@@ -55,6 +55,20 @@ export interface InspectedEndpoint {
   secret_prefix: string;
   /** Deliveries made to it. */
   deliveries: number;
+  /** Its circuit: attempts that keep ending without an answer stop for a cool-down (docs/sandbox-webhooks-and-faults.md). */
+  circuit: InspectedCircuit;
+}
+
+/** An endpoint's circuit. */
+export interface InspectedCircuit {
+  /** `closed` (attempts go), `open` (none until `open_until`) or `half_open` (one trial goes, the others wait for it). */
+  state: 'closed' | 'open' | 'half_open';
+  /** Attempts in a row that ended without an answer (time-out, refused connection, no receiver). */
+  consecutive_failures: number;
+  /** Virtual time the cool-down ends; `null` when closed. */
+  open_until: string | null;
+  /** Pending deliveries it is delaying. */
+  deferred: number;
 }
 
 /** A tenant's own price feed, limits and timings, as `GET /v1/test_helpers/price`, `/limits` and `/settings` answer its key. */
@@ -118,6 +132,8 @@ export interface InspectedDelivery {
   attempts: InspectedAttempt[];
   /** Virtual time of the next retry, or `null`. */
   next_attempt_at: string | null;
+  /** Set while the endpoint's circuit delays the next attempt: why, and when the retry schedule made it due. */
+  deferred: { reason: 'circuit_open'; scheduled_at: string } | null;
   /** The signed raw body, exactly as sent. */
   payload: string;
 }

@@ -23,6 +23,15 @@ const collect = (value: string, previous: string[]): string[] => [...previous, v
 // Repeatable flags of the tables (each value adds one).
 const REPEATABLE = new Set(['--limit <LEVEL.PERIOD=BRL>']);
 
+/** `--max-tenants-per-root`: a whole number from 0 (issue 35). */
+function parseTenantBound(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^\d{1,10}$/.test(raw) || Number(raw) > 1_000_000_000) {
+    throw new UsageError(`--max-tenants-per-root must be a whole number from 0 to 1000000000, got ${JSON.stringify(raw)}.`);
+  }
+  return Number(raw);
+}
+
 function parseData(raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;
   if (raw.trim() === '') throw new UsageError('--data needs a folder path.');
@@ -37,12 +46,14 @@ function sandboxOptions(values: Record<string, unknown>, environment: 'sandbox' 
   const retention = usage(() => parseRetentionFlags(values as RawRetentionFlags));
   const options: Omit<SandboxOptions, 'webhookTransport'> = { environment, ...(seed === undefined ? {} : { seed }), ...settings, ...retention };
   if (values['sharedPlatformLimits'] === true) options.limits = { ...options.limits, platformScope: 'shared' };
+  const bound = parseTenantBound(values['maxTenantsPerRoot'] as string | undefined);
+  if (bound !== undefined) options.maxTenantsPerRoot = bound;
   return options;
 }
 
 export const serve: CommandSpec<'serve', ServeOptions> = {
   kind: 'serve',
-  synopsis: 'serve [--port N] [--host HOST] [--https [--cert FILE --key FILE]] [--seed N] [--environment ENV] [--insecure-webhooks] [--webhook-allow CIDR|HOST] [--cors-origin ORIGIN] [--shared-platform-limits] [--data DIR] [--price BRL] [--quote-ttl S] [--deposit-window S] [--settlement-delay S] [--limit LEVEL.PERIOD=BRL] [--event-log-size N] [--delivery-log-size N] [--request-log-size N] [--idempotency-ttl S]',
+  synopsis: 'serve [--port N] [--host HOST] [--https [--cert FILE --key FILE]] [--seed N] [--environment ENV] [--insecure-webhooks] [--webhook-allow CIDR|HOST] [--cors-origin ORIGIN] [--shared-platform-limits] [--max-tenants-per-root N] [--data DIR] [--price BRL] [--quote-ttl S] [--deposit-window S] [--settlement-delay S] [--limit LEVEL.PERIOD=BRL] [--event-log-size N] [--delivery-log-size N] [--request-log-size N] [--idempotency-ttl S]',
   define(program: Command): Command {
     const command = program
       .command('serve')
@@ -65,6 +76,7 @@ It also stops when its parent process exits, or when its stdin is a pipe that cl
       .option('--shared-platform-limits', "count every tenant's volume against one platform limit (default: each tenant is its own platform, so parallel suites never limit each other)")
       .option('--cors-origin <ORIGIN>', 'let pages of this origin call the server from a browser (repeatable; * for any). Origins on loopback hosts are always allowed', collect, [])
       .option('--webhook-allow <CIDR|HOST>', 'let deliveries reach this private, link-local or other internal range, address or host name (repeatable); they are refused otherwise', collect, [])
+      .option('--max-tenants-per-root <N>', 'tenants that may be made over the API (POST /v1/test_helpers/tenants) from the default tenant, counting those made by the tenants it made, and so on (default 1000; 0: none)')
       .option('--data <DIR>', 'keep the whole state (tenants, keys, records, clocks, idempotency records, pending deliveries) in DIR across restarts, kill -9 included; created when missing. Without it nothing touches the disk');
     for (const [flags, description] of [...SETTING_FLAGS, ...RETENTION_FLAGS]) {
       if (REPEATABLE.has(flags)) command.option(flags, description, collect, []);

@@ -161,6 +161,14 @@ describe('error catalog conformance', () => {
     }
   });
 
+  it('tenant_limit_exceeded: a tree of tenants at the server\'s maxTenantsPerRoot (issue 35)', async () => {
+    const sb = createSandbox({ seed: 'conformance', now: '2026-05-01T00:00:00Z', maxTenantsPerRoot: 1 });
+    expect((await raw(sb, 'POST', '/v1/test_helpers/tenants', {})).status).toBe(201);
+    const refused = await raw(sb, 'POST', '/v1/test_helpers/tenants', {});
+    expectError(refused, 'tenant_limit_exceeded');
+    expect(refused.body.details).toEqual({ limit: 1, reason: 'tenants_per_root' });
+  });
+
   it('webhooks: webhook_endpoint_not_found, webhook_delivery_not_found', async () => {
     const sb = sandbox();
     const unknown = '00000000-0000-4000-8000-000000000000';

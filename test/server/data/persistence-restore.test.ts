@@ -27,6 +27,9 @@ const OPTIONS: SandboxOptions = {
   now: '2026-03-02T12:00:00.000Z',
   // Every delivery fails: they stay pending, with retries scheduled.
   webhookTransport: () => Promise.reject(new Error('connect ECONNREFUSED')),
+  // Circuits are kept in memory only (docs/decisions.md, "A circuit per endpoint"): the reopened
+  // sandbox starts with its circuits closed and would retry at once what the first one delays.
+  webhooks: { circuit: false },
 };
 
 function open(dir: string, options: SandboxOptions = OPTIONS): DataStore {

@@ -112,17 +112,20 @@ describe('a sandbox delivering through the transport', () => {
       const client = new PixUsdt({ apiKey: sandbox.apiKey, fetch: sandbox.fetch, maxRetries: 0 });
       for (const url of urls) await client.webhookEndpoints.create({ url, event_types: ['*'] });
       for (let n = 1; n <= 10; n++) await client.users.create({ external_id: `s-${n}`, name: `User ${n}`, document_type: 'cpf', document_number: cpf(n) });
-      // 40 deliveries due; the caps let 5 go (at most 2 per endpoint).
+      // 40 deliveries due; the caps let 3 go (at most 2 per endpoint): a lone tenant holds its
+      // share of the 5, 2, and one more while a share stays free for a tenant with nothing in
+      // flight (issue 35).
+      const alone = 3;
       await new Promise<void>((resolve, reject) => {
         const check = setInterval(() => {
-          if (all.requests >= total) {
+          if (all.requests >= alone) {
             clearInterval(check);
             resolve();
           }
         }, 5);
         setTimeout(() => (clearInterval(check), reject(new Error(`${all.requests} requests arrived`))), 10_000);
       });
-      expect(all.requests).toBe(total);
+      expect(all.requests).toBe(alone);
       expect(all.most).toBeLessThanOrEqual(total);
       for (const c of own) expect(c.most).toBeLessThanOrEqual(perEndpoint);
       expect(sandbox.webhooks.pending()).toHaveLength(40);

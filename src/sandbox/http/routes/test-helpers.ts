@@ -159,15 +159,20 @@ export function testHelperRoutes(transfer: TenantTransfer): RouteDef[] {
         const head = snapshot as { format?: unknown; version?: unknown };
         if (head.format !== TENANT_DOCUMENT_FORMAT || head.version !== TENANT_DOCUMENT_VERSION) forkOf(transfer, snapshot);
       },
-      handler({ platform, body }) {
+      handler({ platform, tenant: caller, body }) {
         if (body.snapshot !== undefined) {
           if (body.capabilities !== undefined) throw invalid('capabilities', 'A fork takes its keys (and their capabilities) from the snapshot; send one or the other');
+          // The caller's tree may make one more (issue 35), checked before anything is made.
+          const record = platform.claimTenant(caller);
           const { tenant, keys, key } = forkOf(transfer, body.snapshot);
+          record(tenant);
           return created({ tenant_id: tenant.id, api_key: key.secret, api_keys: keys.map(apiKeyWithSecretOut) });
         }
         const unknown = (body.capabilities ?? []).findIndex((c) => !platform.knownCapability(c));
         if (unknown >= 0) throw invalid(`capabilities.${unknown}`, 'Unknown capability');
+        const record = platform.claimTenant(caller);
         const { tenant, key } = platform.createTenant(body.capabilities);
+        record(tenant);
         return created({ tenant_id: tenant.id, api_key: key.secret, api_keys: [apiKeyWithSecretOut(key)] });
       },
     }),

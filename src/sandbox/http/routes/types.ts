@@ -15,13 +15,13 @@ import type { World } from '../../core/world.js';
  * The platform as a route's handler sees it: what a domain service is handed (`World`: ids,
  * settings, records and events, timers; pass it as a `Scope`'s `world`), the defaults a tenant's
  * settings change against (`SettingsScope`), and the few things only routes do: sign list
- * cursors, issue a key, make a tenant, change a tenant's settings, read its event log. Tenant
+ * cursors, issue a key, make a tenant (within its tree's bound), change a tenant's settings, read its event log. Tenant
  * documents come through a port of their own (`TenantTransfer`, test-helpers.ts).
  */
 export interface RoutePlatform
   extends World,
     SettingsScope,
-    Pick<Platform, 'cursorSecret' | 'issueKey' | 'createTenant' | 'knownCapability' | 'changeSettings' | 'eventsOf'> {}
+    Pick<Platform, 'cursorSecret' | 'issueKey' | 'createTenant' | 'claimTenant' | 'knownCapability' | 'changeSettings' | 'eventsOf'> {}
 
 /** What a handler receives: a normalized, validated request. */
 export interface RouteContext<P = unknown, Q = unknown, B = unknown> {

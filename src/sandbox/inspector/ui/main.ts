@@ -295,7 +295,7 @@ function TenantPage({ tenant }: { tenant: string }) {
       <section aria-labelledby="keys-h" class="card">
         <h2 id="keys-h">API keys and webhook endpoints</h2>
         <ul>${rows('api_keys').map((k) => html`<li><code>${String(k['key_prefix'])}...</code> ${String(k['name'])}${k['revoked'] ? ' (revoked)' : ''}</li>`)}</ul>
-        <ul>${rows('webhook_endpoints').map((e) => html`<li><code>${String(e['url'])}</code> <${Status} value=${e['status']} /> secret <code>${String(e['secret_prefix'])}...</code>, ${String(e['deliveries'])} deliveries</li>`)}</ul>
+        <ul>${rows('webhook_endpoints').map((e) => html`<li><code>${String(e['url'])}</code> <${Status} value=${e['status']} /> secret <code>${String(e['secret_prefix'])}...</code>, ${String(e['deliveries'])} deliveries<${Circuit} circuit=${e['circuit'] as Json | undefined} /></li>`)}</ul>
       </section>
     </div>
     <${Table}
@@ -390,6 +390,13 @@ function ConversionActions({ tenant, conversion, machine }: { tenant: string; co
   </section>`;
 }
 
+/** An endpoint's circuit, when it is not plainly closed: open until when, or half-open, and what it delays. */
+function Circuit({ circuit }: { circuit: Json | undefined }) {
+  if (!circuit || (circuit['state'] === 'closed' && circuit['consecutive_failures'] === 0)) return null;
+  const state = circuit['state'] === 'open' ? `circuit open until ${String(circuit['open_until'])}` : circuit['state'] === 'half_open' ? 'circuit half-open (one trial attempt goes)' : 'circuit closed';
+  return html`, <span data-testid="circuit">${state}, ${plural(Number(circuit['consecutive_failures']), 'attempt')} in a row without an answer, ${circuit['deferred'] === 1 ? '1 delivery' : `${String(circuit['deferred'])} deliveries`} delayed</span>`;
+}
+
 function Delivery({ tenant, delivery }: { tenant: string; delivery: Json }) {
   const [run, result, busy] = useAction(tenant);
   const attempts = delivery['attempts'] as Json[];
@@ -398,7 +405,7 @@ function Delivery({ tenant, delivery }: { tenant: string; delivery: Json }) {
   const answer = last === undefined ? '' : `, ${last['status'] === null ? 'no answer' : `receiver answered ${String(last['status'])}`} in ${String(last['latency_ms'])} ms`;
   const retry = delivery['next_attempt_at'] ? `, next retry ${String(delivery['next_attempt_at'])}` : '';
   return html`<li class="delivery" data-testid="delivery">
-    <${Status} value=${delivery['status']} /> to <code>${String(delivery['url'])}</code>${`, ${plural(attempts.length, 'attempt')}${answer}${retry} `}<button type="button" disabled=${busy} onClick=${() => void run(`/v1/webhook_deliveries/${String(delivery['id'])}/redeliver`)}>Redeliver</button>
+    <${Status} value=${delivery['status']} /> to <code>${String(delivery['url'])}</code>${`, ${plural(attempts.length, 'attempt')}${answer}${retry}`}${delivery['deferred'] ? html` (<span data-testid="deferred">delayed by the endpoint's open circuit; due by the schedule at ${String((delivery['deferred'] as Json)['scheduled_at'])}</span>)` : ''} <button type="button" disabled=${busy} onClick=${() => void run(`/v1/webhook_deliveries/${String(delivery['id'])}/redeliver`)}>Redeliver</button>
     ${result}
     <details><summary>Signed payload</summary><pre>${String(delivery['payload'])}</pre></details>
   </li>`;

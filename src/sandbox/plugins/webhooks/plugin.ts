@@ -12,6 +12,7 @@ import { WebhookService } from './service.js';
 import { WEBHOOKS_EXTENSION } from './store.js';
 import { webhookTestApi } from './test-api.js';
 import type { TenantState } from '../../core/state.js';
+import type { CircuitView } from './circuit.js';
 import type { DeliveryRec, EndpointRec, SandboxWebhooks, WebhookDeliveryOptions, WebhookTransport } from './types.js';
 
 /** Read access to the webhook records, for the inspector (wiring): records are not to be changed. */
@@ -22,6 +23,10 @@ export interface WebhookRecords {
   delivery(tenant: TenantState, id: string): DeliveryRec | undefined;
   /** Calls `listener` on each new delivery and recorded attempt; returns the unsubscribe function. */
   subscribe(listener: (tenantId: string, delivery: DeliveryRec) => void): () => void;
+  /** The endpoint's circuit (circuit.ts). */
+  circuit(tenant: TenantState, endpoint: EndpointRec): CircuitView;
+  /** When the schedule made a delivery due, if its endpoint's circuit is delaying it; else `null`. */
+  deferredSince(tenant: TenantState, delivery: DeliveryRec): number | null;
 }
 
 /** Builds the webhook plugin over a platform (it subscribes to the platform's events). */
@@ -42,6 +47,8 @@ export function webhooksPlugin(
       service.changes.add(listener);
       return () => service.changes.delete(listener);
     },
+    circuit: (tenant, endpoint) => service.circuitOf(tenant, endpoint),
+    deferredSince: (tenant, delivery) => service.deferredSince(tenant.id, delivery),
   };
   // Stored as rows of their own (a stored sandbox); in a snapshot they sit in `extensions.webhooks`.
   const kinds: RecordTable = {

@@ -166,7 +166,7 @@ export function webhookRoutes(webhooks: WebhookService): RouteDef[] {
               status: { value: query.status === undefined ? undefined : `${id}|${query.status}`, index: 'endpoint_status', test: (d) => d.status === query.status },
               event_id: { value: query.event_id, index: 'event', test: (d) => d.eventId === query.event_id },
             },
-            deliveryOut,
+            (d) => deliveryOut(d, webhooks.deferredSince(tenant.id, d)),
             { index: ['endpoint', id], test: (d) => d.endpointId === id },
           ),
         );
@@ -180,7 +180,7 @@ export function webhookRoutes(webhooks: WebhookService): RouteDef[] {
       handler({ tenant, params }) {
         const delivery = webhooks.store(tenant).deliveries.get(params.id);
         if (!delivery) throw new ApiError('webhook_delivery_not_found', `No webhook delivery ${params.id}.`);
-        return ok(deliveryOut(delivery));
+        return ok(deliveryOut(delivery, webhooks.deferredSince(tenant.id, delivery)));
       },
     }),
     define({
@@ -204,7 +204,7 @@ export function webhookRoutes(webhooks: WebhookService): RouteDef[] {
           d.updatedAt = at;
         });
         webhooks.enqueue(tenant.id, delivery.id);
-        return ok(deliveryOut(delivery));
+        return ok(deliveryOut(delivery, webhooks.deferredSince(tenant.id, delivery)));
       },
     }),
   ];

@@ -21,8 +21,11 @@ export function endpointOut(e: EndpointRec): WebhookEndpoint {
   };
 }
 
-/** A delivery record with every attempt. */
-export function deliveryOut(d: DeliveryRec): WebhookDelivery {
+/**
+ * A delivery record with every attempt. `deferredSince`: the instant its schedule made it due,
+ * when its endpoint's circuit is delaying it (`deferred`), else `null`.
+ */
+export function deliveryOut(d: DeliveryRec, deferredSince: number | null = null): WebhookDelivery {
   const last = d.attempts[d.attempts.length - 1];
   let lastError: string | null = null;
   for (let i = d.attempts.length - 1; i >= 0 && lastError === null; i--) lastError = (d.attempts[i] as { error: string | null }).error;
@@ -37,6 +40,7 @@ export function deliveryOut(d: DeliveryRec): WebhookDelivery {
     latency_ms: last ? last.latencyMs : null,
     last_error: lastError,
     next_attempt_at: d.nextAttemptAt === null ? null : iso(d.nextAttemptAt),
+    deferred: deferredSince === null ? null : { reason: 'circuit_open', scheduled_at: iso(deferredSince) },
     attempts: d.attempts.map((a) => ({ attempted_at: iso(a.at), response_status: a.status, latency_ms: a.latencyMs, error: a.error })),
     created_at: iso(d.createdAt),
     updated_at: iso(d.updatedAt),

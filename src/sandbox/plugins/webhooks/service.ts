@@ -6,8 +6,9 @@
  * sent when the dispatcher gives it a slot (dispatcher.ts: caps per endpoint, per tenant and in
  * all, turns across tenants and endpoints). Each is tracked by `platform.waitUntil` for its
  * tenant, so that the tenant's `clock.advance` and `flush` wait for it. Retries are timers on the
- * tenant's virtual clock, counted from the instant the attempt was sent. Ordering and
- * at-least-once: docs/sandbox-webhooks-and-faults.md.
+ * tenant's virtual clock, counted from the instant the attempt was sent. An endpoint whose
+ * attempts keep ending without an answer has its attempts delayed by its circuit (circuit.ts).
+ * Ordering and at-least-once: docs/sandbox-webhooks-and-faults.md.
  * @module
  */
 import { EVENT_ID_HEADER, SIGNATURE_HEADER } from '../../../webhooks/construct.js';
@@ -18,6 +19,7 @@ import { realSetTimeout } from '../../core/real-time.js';
 import type { SandboxEvent, TenantState } from '../../core/state.js';
 import { type TimerTable, timer } from '../../core/timers.js';
 import { EventJson } from '../../core/event-log.js';
+import { type CircuitChange, type CircuitView, Circuits, circuitOptions } from './circuit.js';
 import { DeliveredEntry, DeliveredLog } from './delivered.js';
 import { DEFAULT_DELIVERY_CONCURRENCY, type DeliveryConcurrency, Dispatcher, type StartVerdict } from './dispatcher.js';
 import { type WebhookStore, WebhookStores } from './store.js';
@@ -108,6 +110,7 @@ export class WebhookService {
   readonly #headerNames: { signature: string; eventId: string };
   readonly #signingClock: () => number;
   readonly #dispatcher: Dispatcher<Job>;
+  readonly #circuits: Circuits;
   /** Attempts that fell due since the last task: handed to the dispatcher together (a batch). */
   #incoming: Job[] = [];
   #incomingScheduled = false;
@@ -136,12 +139,15 @@ export class WebhookService {
     const hold = options.holdBehindFailures ?? DEFAULT_HOLD_BEHIND_FAILURES;
     if (!Number.isInteger(hold) || hold < 0) throw new RangeError('holdBehindFailures must be a non-negative integer.');
     this.#holdBehind = hold;
+    this.#circuits = new Circuits(circuitOptions(options.circuit));
     this.#dispatcher = new Dispatcher(deliveryConcurrency(options.concurrency), {
       run: (job) => this.#run(job),
       check: (job) => this.#check(job),
       held: (job) => {
         this.#active.delete(job.deliveryId);
         job.end();
+        // Held for its endpoint's circuit (not behind an earlier event of its object): delayed.
+        this.#deferIfBlocked(job.tenantId, job.deliveryId);
       },
     });
     this.#signingClock = options.signingClock ?? (() => Date.now());
@@ -241,15 +247,91 @@ export class WebhookService {
       if (this.#running.has(earlier.id)) return 'wait';
       if (this.#holds(earlier)) return 'hold';
     }
+    const endpoint = this.store(tenant).endpoints.get(d.endpointId);
+    if (endpoint && !this.#circuits.allows(tenant.id, endpoint.id, endpoint.url, d.id, tenant.clock.nowMs())) return 'hold';
     return 'go';
   }
 
-  /** A pending delivery fell due: queue its attempt, unless it is queued already or held behind its object's earlier event. */
+  /** The circuit of an endpoint as the inspector shows it. */
+  circuitOf(tenant: TenantState, endpoint: EndpointRec): CircuitView {
+    return this.#circuits.view(tenant.id, endpoint.id, endpoint.url, tenant.clock.nowMs());
+  }
+
+  /** When the schedule made a delivery due, if its endpoint's circuit is delaying it; `null` otherwise. */
+  deferredSince(tenantId: string, d: DeliveryRec): number | null {
+    return d.status === 'pending' ? (this.#circuits.deferredSince(tenantId, d.endpointId, d.id) ?? null) : null;
+  }
+
+  /**
+   * A due delivery that its endpoint's circuit does not let go: its next attempt moves to the
+   * end of the cool-down (a timer), or it waits for the half-open trial's outcome. No attempt is
+   * recorded and none is dropped. Answers whether it was delayed.
+   */
+  #deferIfBlocked(tenantId: string, deliveryId: string): boolean {
+    const tenant = this.#platform.tenants.get(tenantId);
+    const store = tenant === undefined ? undefined : this.storeIfAny(tenant);
+    const d = store?.deliveries.get(deliveryId);
+    if (!tenant || !store || d?.status !== 'pending' || d.nextAttemptAt === null || this.#platform.closed) return false;
+    const endpoint = store.endpoints.get(d.endpointId);
+    if (!endpoint || endpoint.deletedAt !== null || endpoint.status !== 'active') return false;
+    const now = tenant.clock.nowMs();
+    const already = this.#circuits.deferredSince(tenant.id, endpoint.id, d.id) !== undefined;
+    const until = this.#circuits.defer(tenant.id, endpoint.id, endpoint.url, d.id, d.nextAttemptAt, now);
+    if (until === undefined) return false;
+    const moved = until !== null && until !== d.nextAttemptAt;
+    if (moved) {
+      store.deliveries.update(d, (x) => {
+        x.nextAttemptAt = until;
+      });
+      this.#platform.schedule(tenant, until, ATTEMPT_TIMER, d.id);
+    }
+    if (moved || !already) this.#changed(tenantId, d);
+    return true;
+  }
+
+  /** What an outcome of the circuit asks: queue again what it released, or delay what waited for its trial. */
+  #applyCircuit(tenant: TenantState, change: CircuitChange): void {
+    if (change === null) return;
+    const store = this.store(tenant);
+    if ('release' in change) {
+      const now = tenant.clock.nowMs();
+      for (const id of change.release) {
+        const d = store.deliveries.get(id);
+        if (d?.status !== 'pending' || d.nextAttemptAt === null) continue;
+        // Due now (it waited past its instant): the timer of the cool-down's end is outdated.
+        if (d.nextAttemptAt > now) store.deliveries.update(d, (x) => void (x.nextAttemptAt = now));
+        this.#changed(tenant.id, d);
+        this.#due(tenant, d);
+      }
+      return;
+    }
+    for (const id of change.deferred) {
+      const d = store.deliveries.get(id);
+      if (d?.status !== 'pending' || d.nextAttemptAt === null || this.#active.has(id)) continue;
+      if (d.nextAttemptAt < change.until) {
+        store.deliveries.update(d, (x) => void (x.nextAttemptAt = change.until));
+        this.#platform.schedule(tenant, change.until, ATTEMPT_TIMER, d.id);
+      }
+      this.#changed(tenant.id, d);
+    }
+  }
+
+  /**
+   * A pending delivery fell due: queue its attempt, unless it is queued already, held behind its
+   * object's earlier event, or delayed by its endpoint's circuit.
+   */
   #due(tenant: TenantState, d: DeliveryRec): void {
     if (this.#platform.closed || d.status !== 'pending' || this.#active.has(d.id)) return;
     const store = this.store(tenant);
     store.lanes.add(d);
     if (this.heldBehind(tenant, d) !== null) return; // released when the earlier one ends (#release)
+    const endpoint = store.endpoints.get(d.endpointId);
+    if (endpoint) {
+      // An endpoint whose URL changed has a new receiver: what its old circuit delayed may go.
+      const moved = this.#circuits.moved(tenant.id, endpoint.id, endpoint.url).filter((id) => id !== d.id);
+      if (moved.length > 0) this.#applyCircuit(tenant, { release: moved });
+      if (this.#deferIfBlocked(tenant.id, d.id)) return; // the cool-down's timer, or the trial's outcome, brings it back
+    }
     this.#queue(tenant.id, d);
   }
 
@@ -279,6 +361,10 @@ export class WebhookService {
   /** Runs one attempt in the slot the dispatcher gave it, then frees the delivery and what waited behind it. */
   async #run(job: Job): Promise<void> {
     this.#running.add(job.deliveryId);
+    const tenant = this.#platform.tenants.get(job.tenantId);
+    const endpoint = tenant === undefined ? undefined : this.storeIfAny(tenant)?.endpoints.get(job.endpointId);
+    // No longer delayed; in a half-open circuit, this attempt is the trial.
+    if (tenant && endpoint) this.#circuits.starting(tenant.id, endpoint.id, endpoint.url, job.deliveryId, tenant.clock.nowMs());
     const attempt = this.#attempt(job.tenantId, job.deliveryId).catch((error: unknown) => this.#platform.reportError(error));
     this.#inFlight.add(attempt);
     try {
@@ -287,7 +373,13 @@ export class WebhookService {
       this.#inFlight.delete(attempt);
       this.#running.delete(job.deliveryId);
       this.#active.delete(job.deliveryId);
-      if (!this.#platform.closed) this.#release(job.tenantId, job.deliveryId);
+      if (!this.#platform.closed) {
+        // A trial that sent nothing (the delivery had nothing to do): another delayed one may be the trial.
+        const retry = this.#circuits.abandoned(job.tenantId, job.endpointId, job.deliveryId);
+        const current = this.#platform.tenants.get(job.tenantId);
+        if (retry.length > 0 && current) this.#applyCircuit(current, { release: retry });
+        this.#release(job.tenantId, job.deliveryId);
+      }
       job.end();
     }
   }
@@ -343,6 +435,7 @@ export class WebhookService {
     const endpoint = store.endpoints.get(delivery.endpointId);
     if (!endpoint || endpoint.deletedAt !== null || endpoint.status !== 'active') {
       // No attempt to record: the delivery is given up (it can be redelivered once the endpoint is active).
+      this.#circuits.forget(tenantId, delivery.endpointId, delivery.id);
       const at = tenant.clock.nowMs();
       store.deliveries.update(delivery, (d) => {
         d.status = 'failed';
@@ -384,6 +477,8 @@ export class WebhookService {
     if (this.#platform.closed) return;
     const latencyMs = Math.max(0, Math.round(performance.now() - started));
     const ok = error === null;
+    // No answer at all (time-out, refused, no receiver) counts towards the endpoint's circuit; any answer closes it.
+    const circuit = this.#circuits.outcome(tenantId, endpoint.id, endpoint.url, delivery.id, status !== null, tenant.clock.nowMs());
     delivery.attempts.push({ at, status, latencyMs, error });
     store.deliveries.update(delivery, (d) => {
       d.updatedAt = Math.max(d.updatedAt, at);
@@ -402,6 +497,7 @@ export class WebhookService {
       }
     });
     this.#changed(tenantId, delivery);
+    this.#applyCircuit(tenant, circuit);
     if (ok) {
       this.#record(tenantId, delivery, endpoint, request, status as number, at, false);
       if (this.#duplicates) {

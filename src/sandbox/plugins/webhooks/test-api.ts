@@ -8,6 +8,8 @@ import type { Platform } from '../../core/platform.js';
 import type { WebhookService } from './service.js';
 import type { PendingDelivery, SandboxWebhooks } from './types.js';
 
+const dateOrNull = (ms: number | null): Date | null => (ms === null ? null : new Date(ms));
+
 /** Pending deliveries of every tenant (or of one), oldest first per tenant. */
 function pendingDeliveries(platform: Platform, service: WebhookService, tenantId?: string): PendingDelivery[] {
   const out: PendingDelivery[] = [];
@@ -28,6 +30,7 @@ function pendingDeliveries(platform: Platform, service: WebhookService, tenantId
         lastError,
         nextAttemptAt: d.nextAttemptAt === null ? null : new Date(d.nextAttemptAt),
         heldBehind: service.heldBehind(tenant, d)?.id ?? null,
+        deferredSince: dateOrNull(service.deferredSince(tenant.id, d)),
       });
     }
   }
@@ -50,7 +53,8 @@ export function webhookTestApi(platform: Platform, service: WebhookService): San
         (p) =>
           `- ${p.deliveryId}: ${p.eventType} (event ${p.eventId}) to ${p.url}, ${p.attemptCount} ${p.attemptCount === 1 ? 'attempt' : 'attempts'}` +
           `${p.lastError ? `, last error: ${p.lastError}` : ''}${p.nextAttemptAt ? `, next attempt at ${p.nextAttemptAt.toISOString()}` : ''}` +
-          `${p.heldBehind ? `, held behind ${p.heldBehind} (an earlier event of the same object)` : ''}`,
+          `${p.heldBehind ? `, held behind ${p.heldBehind} (an earlier event of the same object)` : ''}` +
+          `${p.deferredSince ? `, delayed since ${p.deferredSince.toISOString()} by the endpoint's circuit (attempts to it keep ending without an answer)` : ''}`,
       );
       throw new Error(`${list.length === 1 ? '1 webhook delivery is' : `${list.length} webhook deliveries are`} pending:\n${lines.join('\n')}`);
     },

@@ -6,6 +6,7 @@
  */
 import type { EventJson } from '../../core/event-log.js';
 import type { SandboxEvent } from '../../core/state.js';
+import type { CircuitOptions } from './circuit.js';
 import type { DeliveryConcurrency } from './dispatcher.js';
 
 /** A webhook endpoint as stored. The secrets never leave the sandbox except in the create and rotate answers. */
@@ -120,10 +121,23 @@ export interface WebhookDeliveryOptions {
    * then across a tenant's endpoints, so a slow or dead endpoint holds only its own slots and one
    * tenant's backlog never starves another's. A tenant's own endpoints share its slots: eight of
    * its endpoints that never answer fill them, and its other endpoints then take their turn in
-   * each slot that frees. `{ perEndpoint: 1 }` delivers to each endpoint one event at a time, in
-   * the order of the log.
+   * each slot that frees. Once more than `total / perTenant - 1` tenants have attempts in flight,
+   * each holds at most its share, `max(1, floor(total / (busy + 1)))`, beyond which it takes a
+   * slot only while a share stays free: a tenant with nothing in flight finds room, and is served
+   * first. `{ perEndpoint: 1 }` delivers to each endpoint one event at a time, in the order of
+   * the log.
    */
   concurrency?: Partial<DeliveryConcurrency>;
+  /**
+   * A circuit per endpoint: after `failures` attempts in a row that end without an answer (a
+   * time-out, a refused connection, no receiver; default 5), the endpoint gets no attempt for
+   * `cooldownSeconds` of the tenant's clock (default 30; each time it opens again in a row adds
+   * as much, up to `maxCooldownSeconds`, default 300). Then one attempt goes as a trial: an
+   * answer (any status) closes the circuit, none opens it again. Attempts that fall due meanwhile
+   * are delayed, never dropped or counted: their `next_attempt_at` moves to the end of the
+   * cool-down and the delivery says why (`deferred`). `false` turns it off.
+   */
+  circuit?: Partial<CircuitOptions> | false;
   /**
    * Order per object: an event about an object (a user, a conversion, a transaction) is not sent
    * to an endpoint while an earlier event about the same object is in flight to it, or is
@@ -212,6 +226,12 @@ export interface PendingDelivery {
    * behind (order per object, {@link WebhookDeliveryOptions.holdBehindFailures}); `null` if none.
    */
   heldBehind: string | null;
+  /**
+   * When its endpoint's circuit is delaying it ({@link WebhookDeliveryOptions.circuit}): the
+   * instant the retry schedule made it due (it goes at `nextAttemptAt`, or after the circuit's
+   * trial); `null` otherwise.
+   */
+  deferredSince: Date | null;
 }
 
 /** Test helpers of webhook delivery, on `sandbox.webhooks`. */
