@@ -320,6 +320,7 @@ export const PUBLIC_NAMES: Readonly<Record<string, readonly string[]>> = {
     'type WebhookEventStore',
     'type WebhookHandler',
     'type WebhookHandlerOptions',
+    'WebhookHandlerTimeoutError',
     'type WebhookInput',
     'WebhookLeaseLostError',
     'type WebhookOutcome',

@@ -19,7 +19,7 @@ export type {
   WebhookInput,
   WebhookOutcome,
 } from './handler.js';
-export { createMemoryEventStore, WebhookLeaseLostError } from './store.js';
+export { createMemoryEventStore, WebhookHandlerTimeoutError, WebhookLeaseLostError } from './store.js';
 export type { ClaimOptions, ClaimResult, EventClaim, MemoryEventStoreOptions, WebhookEventStore } from './store.js';
 export { createSqlEventStore, sqlEventStoreSchema } from './sql.js';
 export type { SqlClient, SqlDatabase, SqlPoolClient, SqlEventStore, SqlEventStoreOptions, SqlQueryResult, SqlTransactionRunner } from './sql.js';
