@@ -310,6 +310,8 @@ export const PUBLIC_NAMES: Readonly<Record<string, readonly string[]>> = {
     'sqlEventStoreSchema',
     'type SqlPoolClient',
     'type SqlQueryResult',
+    'type SqlTag',
+    'sqlTagClient',
     'type SqlTransactionRunner',
     'type StateOrder',
     'type StateSnapshot',

@@ -23,6 +23,8 @@ export { createMemoryEventStore, WebhookHandlerTimeoutError, WebhookLeaseLostErr
 export type { ClaimOptions, ClaimResult, EventClaim, MemoryEventStoreOptions, WebhookEventStore } from './store.js';
 export { createSqlEventStore, sqlEventStoreSchema } from './sql.js';
 export type { SqlClient, SqlDatabase, SqlPoolClient, SqlEventStore, SqlEventStoreOptions, SqlQueryResult, SqlTransactionRunner } from './sql.js';
+export { sqlTagClient } from './tagged.js';
+export type { SqlTag } from './tagged.js';
 export { toNodeHandler } from './node.js';
 export type { NodeRequestLike, NodeResponseLike } from './node.js';
 export { expressWebhook, keepRawBody, toExpressHandler } from './express.js';

@@ -250,7 +250,7 @@ export function createSqlEventStore<Tx = SqlClient>(options: SqlEventStoreOption
       );
     },
     async prune(before) {
-      return changed(await db.query(`DELETE FROM ${table} WHERE state = 'processed' AND processed_at < $1`, [before]));
+      return changed(await db.query(`DELETE FROM ${table} WHERE state = 'processed' AND processed_at < $1 RETURNING event_id`, [before]));
     },
   };
 }
