@@ -128,7 +128,7 @@ export interface WebhookHandlerOptions<Tx = undefined> {
   /** How long a claim holds before another delivery may take the event over (a crashed handler), in ms. Default 60,000. */
   leaseMs?: number;
   /**
-   * The time limit of one `onEvent` call with its transaction (counted from the claim), in ms. Past it the handler stops waiting: the store
+   * The time limit of one `onEvent` call and its commit (from the start of `onEvent`: a wait for a connection does not count), in ms. Past it the handler stops waiting: the store
    * abandons the unit of work (a SQL store rolls the transaction back), the claim is released, and
    * the answer is **503** (`handler_timeout`, `Retry-After: 30`), so the platform retries and
    * neither another copy of the event nor an unrelated one waits behind a hung handler. Default
@@ -215,8 +215,7 @@ function describe(error: unknown): string {
  * 4. runs `onEvent` and marks the event processed together (a SQL store: in one transaction,
  *    handed to `onEvent` as `context.tx`), and answers **200**. If `onEvent` throws, the claim is
  *    released and the answer is **500**: the platform's retry runs it again. If it runs past
- *    `onEventTimeoutMs` (the time limit counts from the claim: the transaction's start, `onEvent`,
- *    the commit), its work is abandoned, the claim released and the answer is **503**. A claim
+ *    `onEventTimeoutMs` (from the start of `onEvent` through the commit), its work is abandoned, the claim released and the answer is **503**. A claim
  *    whose handler crashed expires after `leaseMs`, and the next retry takes the event over.
  *
  * @example
@@ -313,14 +312,17 @@ export function createWebhookHandler<Tx = undefined>(options: WebhookHandlerOpti
       }
     }
 
-    // The time limit fails the work (so the store rolls its transaction back) and, should the
-    // store still wait (a rollback queued behind the handler's own query), stops waiting for it.
+    // The time limit runs from the start of onEvent (not the wait for a connection) through the
+    // commit. It fails the work (so the store rolls its transaction back) and, should the store
+    // still wait (a rollback queued behind the handler's own query), stops waiting for it.
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new WebhookHandlerTimeoutError(event.id, onEventTimeoutMs)), onEventTimeoutMs);
-    });
+    let expire!: (error: Error) => void;
+    const expired = new Promise<never>((_, reject) => (expire = reject));
     expired.catch(() => undefined);
-    const work = (tx: Tx): Promise<unknown> => Promise.race([Promise.resolve().then(() => onEvent(event, { tx, attempt: claim.attempt, resource })), expired]);
+    const work = (tx: Tx): Promise<unknown> => {
+      timer = setTimeout(() => expire(new WebhookHandlerTimeoutError(event.id, onEventTimeoutMs)), onEventTimeoutMs);
+      return Promise.race([Promise.resolve().then(() => onEvent(event, { tx, attempt: claim.attempt, resource })), expired]);
+    };
     try {
       await Promise.race([store.complete(claim, work), expired]);
     } catch (error) {
