@@ -191,14 +191,14 @@ describe('the examples from code and from the CLI', () => {
       // Valid step by step, past the advance limit as a whole: the user of step 1 is never created (issue 35).
       const tooFar = join(dir, 'too-far.json');
       writeFileSync(tooFar, JSON.stringify({ steps: [{ create: 'user', params: { external_id: 'far', name: 'Ana', document_type: 'cpf', document_number: cpf(7) } }, { advance: { days: 36_500 } }] }));
-      const own = (await (await fetch(`${ready.url}/v1/test_helpers/tenants`, { method: 'POST', headers: { authorization: `Bearer ${ready.api_key}`, 'content-type': 'application/json' }, body: '{}' })).json()) as { api_key: { api_key: string } };
+      const own = (await (await fetch(`${ready.url}/v1/test_helpers/tenants`, { method: 'POST', headers: { authorization: `Bearer ${ready.api_key}`, 'content-type': 'application/json' }, body: '{}' })).json()) as { api_key: string };
       const env = { PIX_USDT_SANDBOX_URL: ready.url, PIX_USDT_API_KEY: ready.api_key };
       // Four processes at once: each is mostly Node's start.
       const [child, refused, missing, far] = [
         run(['trigger', '--file', file], env),
         run(['trigger', '--file', invalid], env),
         run(['trigger', '--file', join(dir, 'none.json')], env),
-        run(['trigger', '--file', tooFar], { ...env, PIX_USDT_API_KEY: own.api_key.api_key }),
+        run(['trigger', '--file', tooFar], { ...env, PIX_USDT_API_KEY: own.api_key }),
       ];
       expect(await exitCode(child)).toBe(1);
       expect(child.stderr()).toContain(`trigger --file ${file}: step 5 ("refused"), create conversion (expect_error quote_expired): expected the error quote_expired, but the call succeeded`);
@@ -210,7 +210,7 @@ describe('the examples from code and from the CLI', () => {
       expect(missing.stderr()).toContain(`cannot read ${join(dir, 'none.json')} (ENOENT)`);
       expect(await exitCode(far)).toBe(2);
       expect(far.stderr()).toContain('step 2: advance.days: Expected a number <= 365');
-      const users = (await (await fetch(`${ready.url}/v1/users`, { headers: { authorization: `Bearer ${own.api_key.api_key}` } })).json()) as { data: unknown[] };
+      const users = (await (await fetch(`${ready.url}/v1/users`, { headers: { authorization: `Bearer ${own.api_key}` } })).json()) as { data: unknown[] };
       expect(users.data).toEqual([]);
     } finally {
       rmSync(dir, { recursive: true, force: true });

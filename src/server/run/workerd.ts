@@ -56,8 +56,8 @@ async function firstTenant(url: string, token: string, dir: string): Promise<{ t
   });
   const text = await response.text();
   if (response.status !== 201) throw new Error(`the Worker refused to make the first tenant: ${response.status} ${text.slice(0, 300)}`);
-  const made = JSON.parse(text) as { tenant_id: string; api_key: string | { api_key: string } };
-  const first = { tenant_id: made.tenant_id, api_key: typeof made.api_key === 'string' ? made.api_key : made.api_key.api_key };
+  const made = JSON.parse(text) as { tenant_id: string; api_key: string };
+  const first = { tenant_id: made.tenant_id, api_key: made.api_key };
   writeFileSync(file, JSON.stringify(first), { mode: 0o600 });
   return first;
 }

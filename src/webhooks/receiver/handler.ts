@@ -11,7 +11,15 @@ import { isWebhookVerificationError } from '../errors.js';
 import type { WebhookEvent } from '../events.js';
 import type { HeadersInput } from '../headers.js';
 import type { WebhookSecret } from '../signature.js';
-import { type ClaimResult, type EventClaim, type WebhookEventStore, createMemoryEventStore, isLeaseLostError } from './store.js';
+import {
+  type ClaimResult,
+  type EventClaim,
+  type WebhookEventStore,
+  WebhookHandlerTimeoutError,
+  createMemoryEventStore,
+  isHandlerTimeoutError,
+  isLeaseLostError,
+} from './store.js';
 
 /**
  * The client calls `confirm: true` makes: `new PixUsdt(...)` fits, as does any object with these
@@ -65,6 +73,8 @@ export type WebhookOutcome =
   | 'invalid'
   /** The handler threw; the claim is released, so the retry runs it again (500). */
   | 'handler_failed'
+  /** The handler ran past `onEventTimeoutMs`: its work is abandoned, the claim released (503: the platform retries). */
+  | 'handler_timeout'
   /** `confirm: true` could not read the resource back (503: the retry tries again). */
   | 'confirm_failed'
   /** The store failed (503). */
@@ -117,6 +127,15 @@ export interface WebhookHandlerOptions<Tx = undefined> {
   store?: WebhookEventStore<Tx>;
   /** How long a claim holds before another delivery may take the event over (a crashed handler), in ms. Default 60,000. */
   leaseMs?: number;
+  /**
+   * The time limit of one `onEvent` call and its commit (from the start of `onEvent`: a wait for a connection does not count), in ms. Past it the handler stops waiting: the store
+   * abandons the unit of work (a SQL store rolls the transaction back), the claim is released, and
+   * the answer is **503** (`handler_timeout`, `Retry-After: 30`), so the platform retries and
+   * neither another copy of the event nor an unrelated one waits behind a hung handler. Default
+   * 8,000 (under the platform's 10 s attempt timeout), or half of `leaseMs` when that is shorter;
+   * it must be below `leaseMs`.
+   */
+  onEventTimeoutMs?: number;
   /** Read the resource back with `client` before `onEvent` (fetch-after-notify): `context.resource`. */
   confirm?: boolean;
   /** The client `confirm` reads with. */
@@ -195,8 +214,9 @@ function describe(error: unknown): string {
  * 3. with `confirm: true`, reads the resource back with `client` (**503** if that fails);
  * 4. runs `onEvent` and marks the event processed together (a SQL store: in one transaction,
  *    handed to `onEvent` as `context.tx`), and answers **200**. If `onEvent` throws, the claim is
- *    released and the answer is **500**: the platform's retry runs it again. A claim whose
- *    handler crashed expires after `leaseMs`, and the next retry takes the event over.
+ *    released and the answer is **500**: the platform's retry runs it again. If it runs past
+ *    `onEventTimeoutMs` (from the start of `onEvent` through the commit), its work is abandoned, the claim released and the answer is **503**. A claim
+ *    whose handler crashed expires after `leaseMs`, and the next retry takes the event over.
  *
  * @example
  * ```ts
@@ -224,6 +244,10 @@ export function createWebhookHandler<Tx = undefined>(options: WebhookHandlerOpti
   }
   const leaseMs = options.leaseMs ?? 60_000;
   if (!(leaseMs > 0) || !Number.isFinite(leaseMs)) throw new TypeError('leaseMs must be a positive number of milliseconds');
+  const onEventTimeoutMs = options.onEventTimeoutMs ?? Math.min(8_000, leaseMs / 2);
+  if (!(onEventTimeoutMs > 0) || !(onEventTimeoutMs < leaseMs)) {
+    throw new TypeError(`onEventTimeoutMs must be a positive number of milliseconds below leaseMs (${leaseMs})`);
+  }
   const maxBodyBytes = options.maxBodyBytes ?? 1_000_000;
   const store = options.store ?? (createMemoryEventStore() as unknown as WebhookEventStore<Tx>);
   const verify: ConstructEventOptions = { ...options.verify };
@@ -288,14 +312,30 @@ export function createWebhookHandler<Tx = undefined>(options: WebhookHandlerOpti
       }
     }
 
+    // The time limit runs from the start of onEvent (not the wait for a connection) through the
+    // commit. It fails the work (so the store rolls its transaction back) and, should the store
+    // still wait (a rollback queued behind the handler's own query), stops waiting for it.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let expire!: (error: Error) => void;
+    const expired = new Promise<never>((_, reject) => (expire = reject));
+    expired.catch(() => undefined);
+    const work = (tx: Tx): Promise<unknown> => {
+      timer = setTimeout(() => expire(new WebhookHandlerTimeoutError(event.id, onEventTimeoutMs)), onEventTimeoutMs);
+      return Promise.race([Promise.resolve().then(() => onEvent(event, { tx, attempt: claim.attempt, resource })), expired]);
+    };
     try {
-      await store.complete(claim, (tx) => onEvent(event, { tx, attempt: claim.attempt, resource }));
+      await Promise.race([store.complete(claim, work), expired]);
     } catch (error) {
       await giveBack(error);
       if (isLeaseLostError(error)) {
         return tell(inProgress(attempt), error);
       }
+      if (isHandlerTimeoutError(error)) {
+        return tell(answer(503, 'handler_timeout', { error: 'handler_timeout' }, attempt, { 'retry-after': '30' }), error);
+      }
       return tell(answer(500, 'handler_failed', { error: 'handler_failed' }, attempt), error);
+    } finally {
+      clearTimeout(timer);
     }
     return tell(answer(200, 'processed', { received: true }, attempt));
   }

@@ -19,10 +19,12 @@ export type {
   WebhookInput,
   WebhookOutcome,
 } from './handler.js';
-export { createMemoryEventStore, WebhookLeaseLostError } from './store.js';
+export { createMemoryEventStore, WebhookHandlerTimeoutError, WebhookLeaseLostError } from './store.js';
 export type { ClaimOptions, ClaimResult, EventClaim, MemoryEventStoreOptions, WebhookEventStore } from './store.js';
 export { createSqlEventStore, sqlEventStoreSchema } from './sql.js';
 export type { SqlClient, SqlDatabase, SqlPoolClient, SqlEventStore, SqlEventStoreOptions, SqlQueryResult, SqlTransactionRunner } from './sql.js';
+export { sqlTagClient } from './tagged.js';
+export type { SqlTag } from './tagged.js';
 export { toNodeHandler } from './node.js';
 export type { NodeRequestLike, NodeResponseLike } from './node.js';
 export { expressWebhook, keepRawBody, toExpressHandler } from './express.js';

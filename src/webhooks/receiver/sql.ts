@@ -5,7 +5,7 @@
  * (pg, PGlite, and drivers of the same shape) fits.
  * @module
  */
-import { type EventClaim, type WebhookEventStore, WebhookLeaseLostError, claimToken } from './store.js';
+import { type EventClaim, type WebhookEventStore, WebhookLeaseLostError, claimToken, isHandlerTimeoutError } from './store.js';
 
 /** What a query answers: rows, and the count of rows changed (pg: `rowCount`; PGlite: `affectedRows` too). */
 export interface SqlQueryResult {
@@ -38,17 +38,32 @@ export interface SqlDatabase extends SqlClient {
 export interface SqlPoolClient extends SqlClient {
   /** Gives the connection back; with an error, the pool discards it. */
   release(error?: Error | boolean): void;
+  /** pg's: the connection's `error` event (a connection lost while checked out), listened to during the transaction. */
+  on?(event: 'error', listener: (error: Error) => void): unknown;
+  /** pg's: removes the listener. */
+  removeListener?(event: 'error', listener: (error: Error) => void): unknown;
 }
 
-/** Runs `fn` in one transaction: commit when it resolves, roll back when it rejects. */
-export type SqlTransactionRunner = <T>(fn: (tx: SqlClient) => Promise<T>) => Promise<T>;
+/**
+ * Runs `fn` in one transaction: commit when it resolves, roll back when it rejects. `Tx` is what
+ * `fn` is handed: a {@link SqlClient}, or the transaction object of the partner's data layer
+ * (postgres.js, Drizzle, Kysely, Prisma: see {@link SqlEventStoreOptions.client}).
+ */
+export type SqlTransactionRunner<Tx = SqlClient> = <T>(fn: (tx: Tx) => Promise<T>) => Promise<T>;
 
 /** Options of {@link createSqlEventStore}. */
-export interface SqlEventStoreOptions {
-  /** The database. */
+export interface SqlEventStoreOptions<Tx = SqlClient> {
+  /** The database: claims and releases run on it, each one statement outside any transaction. */
   db: SqlDatabase;
-  /** How to open a transaction, when `db` has neither `transaction` nor `connect`. */
-  transaction?: SqlTransactionRunner;
+  /**
+   * How to open a transaction, when `db` has neither `transaction` nor `connect`, or to run in the
+   * transactions of the partner's data layer (`(fn) => sql.begin(fn)` for postgres.js,
+   * `(fn) => db.transaction().execute(fn)` for Kysely...): `onEvent` is then handed that layer's
+   * transaction as `context.tx`, and {@link SqlEventStoreOptions.client} says how to query it.
+   */
+  transaction?: SqlTransactionRunner<Tx>;
+  /** How to run the store's statement in a `Tx` of `transaction`, when a `Tx` has no `query(text, params)` of its own. */
+  client?: (tx: Tx) => SqlClient;
   /** The table's name (a plain or schema-qualified identifier). Default `pix_usdt_webhook_events`. */
   table?: string;
   /** The clock of leases, in ms. Default `Date.now`. */
@@ -56,13 +71,13 @@ export interface SqlEventStoreOptions {
 }
 
 /** The SQL store: a {@link WebhookEventStore} whose `complete` hands the work the transaction. */
-export interface SqlEventStore extends WebhookEventStore<SqlClient> {
+export interface SqlEventStore<Tx = SqlClient> extends WebhookEventStore<Tx> {
   /** The table's name. */
   readonly table: string;
   /** Creates the table if it does not exist (run once at start-up, or take {@link sqlEventStoreSchema} into your migrations). */
   migrate(): Promise<void>;
   /** Runs `fn` in a transaction of the store's database (for the partner's other writes). */
-  transaction: SqlTransactionRunner;
+  transaction: SqlTransactionRunner<Tx>;
   /** Deletes processed ids older than `before` (ms since the epoch); resolves with how many. */
   prune(before: number): Promise<number>;
 }
@@ -94,23 +109,37 @@ export function sqlEventStoreSchema(table = 'pix_usdt_webhook_events'): string {
 }
 
 function changed(result: SqlQueryResult): number {
+  // pg and PGlite count changed rows; other layers answer the rows of `RETURNING`.
   return result.rowCount ?? result.affectedRows ?? result.rows.length;
 }
 
-function runnerOf(db: SqlDatabase, given: SqlTransactionRunner | undefined): SqlTransactionRunner {
-  if (given) return given;
+function runnerOf(db: SqlDatabase): SqlTransactionRunner {
   if (typeof db.transaction === 'function') return (fn) => (db.transaction as NonNullable<SqlDatabase['transaction']>)(fn);
   if (typeof db.connect === 'function') {
     const connect = db.connect.bind(db);
     return async (fn) => {
       const client: SqlPoolClient = await connect();
       let failure: Error | undefined;
+      // A connection lost while checked out (the server restarted, pg_terminate_backend) emits
+      // `error`: unheard, that ends the process. Heard, the transaction's next query fails.
+      const lost = (error: Error): void => {
+        failure = error;
+      };
+      client.on?.('error', lost);
       try {
         await client.query('BEGIN');
         const result = await fn(client);
         await client.query('COMMIT');
         return result;
       } catch (error) {
+        // Past the handler's time limit the work may still be running a query on this connection:
+        // a ROLLBACK would wait behind it, and the connection must not serve anyone else. Closing it
+        // (the pool discards it) ends the transaction on the server and fails the late queries.
+        // A lost connection has no transaction left to roll back.
+        if (isHandlerTimeoutError(error) || failure !== undefined) {
+          failure ??= error as Error;
+          throw error;
+        }
         try {
           await client.query('ROLLBACK');
         } catch (rollback) {
@@ -119,6 +148,7 @@ function runnerOf(db: SqlDatabase, given: SqlTransactionRunner | undefined): Sql
         }
         throw error;
       } finally {
+        client.removeListener?.('error', lost);
         client.release(failure);
       }
     };
@@ -133,9 +163,15 @@ function runnerOf(db: SqlDatabase, given: SqlTransactionRunner | undefined): Sql
  *
  * - `claim` is one statement outside any transaction: an insert, or the takeover of a released
  *   or expired claim. A second copy of an event finds it `in_progress` (or `processed`).
- * - `complete` first marks the event processed under its claim's token (so a claim that was
- *   taken over fails before any work, and a concurrent claim waits for the commit), then runs
- *   the work in the same transaction.
+ * - `complete` runs the work, then, in the same transaction, marks the event processed under its
+ *   claim's token: the fence. A handler whose claim was taken over (its lease expired, or the
+ *   time limit released it) while it was still inside its transaction finds another token there,
+ *   and its transaction rolls back ({@link WebhookLeaseLostError}). Until the work reaches the
+ *   mark, the event's row is not locked: a takeover after the lease never waits behind a slow
+ *   handler. After it, a concurrent claim waits for the commit, then finds the event processed.
+ *   Read committed (PostgreSQL's default) is enough: the mark is one conditional `UPDATE` of one
+ *   row, which PostgreSQL re-checks against the latest committed version; under repeatable read
+ *   or serializable the same race fails the late commit with a serialization error instead.
  *
  * @example
  * ```ts
@@ -151,11 +187,19 @@ function runnerOf(db: SqlDatabase, given: SqlTransactionRunner | undefined): Sql
  * });
  * ```
  */
-export function createSqlEventStore(options: SqlEventStoreOptions): SqlEventStore {
+export function createSqlEventStore<Tx = SqlClient>(options: SqlEventStoreOptions<Tx>): SqlEventStore<Tx> {
   const { db } = options;
   const table = checkTable(options.table ?? 'pix_usdt_webhook_events');
   const now = options.now ?? Date.now;
-  const transaction = runnerOf(db, options.transaction);
+  const transaction = options.transaction ?? (runnerOf(db) as unknown as SqlTransactionRunner<Tx>);
+  const clientOf =
+    options.client ??
+    ((tx: Tx): SqlClient => {
+      if (typeof (tx as Partial<SqlClient> | null)?.query !== 'function') {
+        throw new TypeError('createSqlEventStore: this transaction has no query(text, params): pass client: (tx) => ({ query }) with the transaction option');
+      }
+      return tx as SqlClient;
+    });
 
   return {
     table,
@@ -185,15 +229,17 @@ export function createSqlEventStore(options: SqlEventStoreOptions): SqlEventStor
         return { status: 'in_progress', eventId, leaseExpiresAt: Number(current['lease_expires_at']) };
       }
     },
-    complete<T>(claim: EventClaim, work: (tx: SqlClient) => T | Promise<T>): Promise<T> {
+    complete<T>(claim: EventClaim, work: (tx: Tx) => T | Promise<T>): Promise<T> {
       return transaction(async (tx) => {
-        const marked = await tx.query(
+        const result = await work(tx);
+        const marked = await clientOf(tx).query(
           `UPDATE ${table} SET state = 'processed', processed_at = $3, lease_token = NULL, lease_expires_at = NULL, last_error = NULL
-           WHERE event_id = $1 AND lease_token = $2 AND state = 'processing'`,
+           WHERE event_id = $1 AND lease_token = $2 AND state = 'processing'
+           RETURNING event_id`,
           [claim.eventId, claim.token, now()],
         );
         if (changed(marked) !== 1) throw new WebhookLeaseLostError(claim.eventId);
-        return work(tx);
+        return result;
       });
     },
     async release(claim, error) {
@@ -204,7 +250,7 @@ export function createSqlEventStore(options: SqlEventStoreOptions): SqlEventStor
       );
     },
     async prune(before) {
-      return changed(await db.query(`DELETE FROM ${table} WHERE state = 'processed' AND processed_at < $1`, [before]));
+      return changed(await db.query(`DELETE FROM ${table} WHERE state = 'processed' AND processed_at < $1 RETURNING event_id`, [before]));
     },
   };
 }

@@ -69,6 +69,32 @@ export class WebhookLeaseLostError extends Error {
   }
 }
 
+/**
+ * What `onEvent` is failed with when it runs past the handler's `onEventTimeoutMs`: the store
+ * abandons its unit of work (a SQL store rolls the transaction back; a pg connection is closed, not
+ * given back to the pool), the claim is released, and the platform is answered 503 so that it
+ * retries. Code that `onEvent` runs after this point writes nothing through the transaction.
+ */
+export class WebhookHandlerTimeoutError extends Error {
+  /** The class name, a literal. */
+  override readonly name = 'WebhookHandlerTimeoutError' as const;
+  /** The event id. */
+  readonly eventId: string;
+  /** The time limit that was reached, in ms. */
+  readonly timeoutMs: number;
+
+  constructor(eventId: string, timeoutMs: number) {
+    super(`onEvent for event ${eventId} ran past its time limit of ${timeoutMs} ms: its claim was released and its transaction abandoned`);
+    this.eventId = eventId;
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/** @internal True for a {@link WebhookHandlerTimeoutError}, from any copy of this package. */
+export function isHandlerTimeoutError(error: unknown): error is WebhookHandlerTimeoutError {
+  return (error as { name?: unknown } | null)?.name === 'WebhookHandlerTimeoutError';
+}
+
 /** @internal True for a {@link WebhookLeaseLostError}, from any copy of this package (checks `name`, as a store of the other build throws it). */
 export function isLeaseLostError(error: unknown): error is WebhookLeaseLostError {
   return (error as { name?: unknown } | null)?.name === 'WebhookLeaseLostError';

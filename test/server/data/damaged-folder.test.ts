@@ -71,9 +71,9 @@ async function twoTenants(dir: string, options: SandboxOptions = OPTIONS): Promi
   const store = openDataStore(dir, options);
   const made = (await (
     await store.sandbox.fetch('/v1/test_helpers/tenants', { method: 'POST', headers: { authorization: `Bearer ${store.sandbox.apiKey}`, 'content-type': 'application/json' }, body: '{}' })
-  ).json()) as { tenant_id: string; api_key: { api_key: string } };
+  ).json()) as { tenant_id: string; api_key: string };
   const a = { tenantId: store.sandbox.tenantId, apiKey: store.sandbox.apiKey, userId: await newUser(store, store.sandbox.apiKey, 1) };
-  const b = { tenantId: made.tenant_id, apiKey: made.api_key.api_key, userId: await newUser(store, made.api_key.api_key, 2) };
+  const b = { tenantId: made.tenant_id, apiKey: made.api_key, userId: await newUser(store, made.api_key, 2) };
   await new Promise((resolve) => setImmediate(resolve));
   return { store, a, b };
 }

@@ -66,10 +66,10 @@ describe('a damaged data.db with the real server', () => {
       Promise.all(Array.from({ length: count }, (_, i) => new PixUsdt({ apiKey, fetch: store.sandbox.fetch, maxRetries: 0 }).users.create(user(from + i)).then((u) => u.id)));
     const made = (await (
       await store.sandbox.fetch('/v1/test_helpers/tenants', { method: 'POST', headers: { authorization: `Bearer ${store.sandbox.apiKey}`, 'content-type': 'application/json' }, body: '{}' })
-    ).json()) as { tenant_id: string; api_key: { api_key: string } };
+    ).json()) as { tenant_id: string; api_key: string };
     const a = { apiKey: store.sandbox.apiKey, userId: ((await users(store.sandbox.apiKey, 1, 1)) as [string])[0] };
     // Enough rows that tenant b's fill pages of their own.
-    const b = { tenantId: made.tenant_id, apiKey: made.api_key.api_key, users: await users(made.api_key.api_key, 2, 40) };
+    const b = { tenantId: made.tenant_id, apiKey: made.api_key, users: await users(made.api_key, 2, 40) };
     store.close();
 
     // A new server: tenant b is not loaded until used, so its pages are read from the disk then.

@@ -72,7 +72,7 @@ async function ok(ready: Ready, key: string, method: string, path: string, body?
 }
 
 async function tenant(ready: Ready): Promise<string> {
-  return ((await ok(ready, ready.api_key, 'POST', '/v1/test_helpers/tenants', {}))['api_key'] as { api_key: string }).api_key;
+  return (await ok(ready, ready.api_key, 'POST', '/v1/test_helpers/tenants', {}))['api_key'] as string;
 }
 
 const user = (ready: Ready, key: string, n: number) =>
