@@ -28,6 +28,7 @@ const V15 = ["individual"] as const;
 const V16 = ["cpf"] as const;
 const V17 = ["USDT"] as const;
 const V18 = ["pending", "succeeded", "failed"] as const;
+const V19 = ["circuit_open"] as const;
 
 export const ApiKey: AnswerShape<M.ApiKey> = {
   id: 's',
@@ -181,8 +182,8 @@ export const RotatedWebhookSecret: AnswerShape<M.RotatedWebhookSecret> = {
 
 export const Tenant: AnswerShape<M.Tenant> = {
   tenant_id: 's',
-  api_key: ApiKeyWithSecret,
-  api_keys: [OPTIONAL, [ARRAY, ApiKeyWithSecret]],
+  api_key: 's',
+  api_keys: [ARRAY, ApiKeyWithSecret],
 };
 
 export const TenantSnapshotDocument: AnswerShape<M.TenantSnapshotDocument> = {
@@ -268,6 +269,10 @@ export const WebhookDelivery: AnswerShape<M.WebhookDelivery> = {
   latency_ms: 'N',
   last_error: 'S',
   next_attempt_at: 'S',
+  deferred: [OPTIONAL, [NULLABLE, {
+    reason: [OPEN, V19],
+    scheduled_at: 's',
+  }]],
   attempts: [ARRAY, {
     attempted_at: 's',
     response_status: 'N',

@@ -26,6 +26,10 @@ const OTHER_TOOLS: Record<string, string> = {
   '--no-write': 'bench/run.ts',
   '--seconds': 'bench/soak.ts',
   '--stack': 'bench/frames.ts',
+  '--baseline': 'bench/lifecycle.ts',
+  '--top': 'bench/server.ts',
+  '--phases': 'bench/soak.ts',
+  '--dry-run': 'wrangler deploy',
 };
 
 /** The long flags of each command, from its definition (`--no-pacing` as written). */

@@ -13,13 +13,13 @@ import { keyPrefix } from './api-keys.js';
 import { type Capability, defaultCapabilities } from './capabilities.js';
 import { Clock, type Timer } from './clock.js';
 import { Usage } from './limits.js';
-import { claimTenant } from './lineage.js';
+import { LINEAGE_EXTENSION, claimTenant } from './lineage.js';
 import { Random } from './random.js';
 import { PackedEvent } from './event-log.js';
 import { type OwnSettings, type PlatformScope, type SettingsKind, type SettingsScope, type TenantSettings, resolveSettings, withChange } from './settings.js';
 import { type KeyRec, type LoggedEvent, type SandboxEvent, type StateChange, type TenantState, createTenantState } from './state.js';
 import { CORE_TIMERS, type TimerTable, fireTimer, rescheduleAll } from './timers.js';
-import type { ExtensionSchema } from './tenant-schema.js';
+import { type ExtensionSchema, Lineage } from './tenant-schema.js';
 import { type Stamped, Version, type VersionKind, pack } from './versions.js';
 import { iso } from './wire.js';
 import type { PlatformSettings, World } from './world.js';
@@ -77,7 +77,8 @@ export class Platform extends EventEmitter<PlatformEvents> implements World, Set
   defaultKeyId = '';
   readonly #timers: TimerTable = { ...CORE_TIMERS };
   /** The schemas of the plugins' parts of a tenant's `extensions`, by name (a tenant document is checked with them). */
-  readonly extensions = new Map<string, ExtensionSchema>();
+  // Core's own part (the lineage of tenants made over the API, core/lineage.ts); plugins add theirs.
+  readonly extensions = new Map<string, ExtensionSchema>([[LINEAGE_EXTENSION, Lineage]]);
   /** Asynchronous effects in progress (webhook attempts), by tenant id ('' for none). */
   readonly #pending = new Map<string, Set<Promise<unknown>>>();
   #closed = false;

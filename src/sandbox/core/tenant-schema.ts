@@ -290,6 +290,18 @@ const Event = /* @__PURE__ */ lazy(() =>
 );
 
 /**
+ * Core's own part of `extensions`: a tenant's lineage (core/lineage.ts), `{ root }` on a tenant made
+ * over the API, `{ made }` on a root that made some. A whole-sandbox snapshot and storage carry it; a
+ * tenant document never does (its reader drops it before this schema runs).
+ */
+export const Lineage = /* @__PURE__ */ lazy(() =>
+  z.strictObject({
+    root: z.optional(Id),
+    made: z.optional(z.number().check(z.refine((n) => Number.isInteger(n) && n >= 0 && n <= 2 ** 31 - 1, 'Must be a whole number from 0 to 2^31-1'))),
+  }),
+);
+
+/**
  * A plugin's part of a tenant's `extensions`: the schema of its value, checked with the rest of
  * the tenant (absent: the tenant never used the plugin).
  */

@@ -124,7 +124,8 @@ export function readTenantDocument(platform: Platform, input: unknown): TenantDo
   if (parsedHead.data.environment !== platform.settings.environment) {
     throw new TenantDocumentError('environment', [{ path: 'environment', message: `The snapshot is of a ${parsedHead.data.environment} sandbox; this one is ${platform.settings.environment}` }]);
   }
-  const parsed = parseTenantRecords(platform.extensions, parsedHead.data.tenant, 'tenant.');
+  // A document carries no lineage (core/lineage.ts): whatever one says is dropped, never checked.
+  const parsed = parseTenantRecords(platform.extensions, withoutLineageRaw(parsedHead.data.tenant), 'tenant.');
   if (!parsed.ok) throw damaged(...parsed.issues);
   const tenant = parsed.records as unknown as TenantRecords;
   tenant.keys.forEach((k, i) => {
@@ -261,6 +262,14 @@ function withoutLineage(records: TenantRecords): TenantRecords {
   if (!(LINEAGE_EXTENSION in records.extensions)) return records;
   const { [LINEAGE_EXTENSION]: _lineage, ...extensions } = records.extensions;
   return { ...records, extensions };
+}
+
+/** The same for a document as read, before its schema: a forged lineage is dropped, not refused. */
+function withoutLineageRaw(tenant: unknown): unknown {
+  const extensions = (tenant as { extensions?: unknown } | null)?.extensions;
+  if (typeof extensions !== 'object' || extensions === null || !(LINEAGE_EXTENSION in extensions)) return tenant;
+  const { [LINEAGE_EXTENSION]: _lineage, ...rest } = extensions as Record<string, unknown>;
+  return { ...(tenant as Record<string, unknown>), extensions: rest };
 }
 
 /** The {@link TenantTransfer} of a platform. */

@@ -97,6 +97,23 @@ describe('tenants made over the API count against the root of the caller', () =>
     expect((await makeTenant(sandbox, other.apiKey)).status).toBe(201);
   });
 
+  it('a whole-sandbox snapshot keeps the lineage through a restore, and refuses a malformed one whole', async () => {
+    const sandbox = sandboxWith({ maxTenantsPerRoot: 1 });
+    expect((await makeTenant(sandbox, sandbox.apiKey)).status).toBe(201);
+    const snapshot = sandbox.snapshot();
+    const restored = sandboxWith({ maxTenantsPerRoot: 1 });
+    restored.restore(structuredClone(snapshot));
+    // The root's count came along: its next tenant is refused in the restored sandbox too.
+    expectRefused(await makeTenant(restored, sandbox.apiKey), 1);
+    const forged = structuredClone(snapshot) as unknown as { tenants: Array<{ extensions: Record<string, unknown> }> };
+    const root = forged.tenants.find((t) => 'lineage' in t.extensions);
+    expect(root).toBeDefined();
+    root!.extensions['lineage'] = { made: -100 };
+    const other = sandboxWith({ maxTenantsPerRoot: 1 });
+    expect(() => other.restore(forged as unknown as typeof snapshot)).toThrow(/lineage\.made/);
+    expect(other.inspector.tenants()).toHaveLength(1);
+  });
+
   it('0 lets no key make tenants over the API; Infinity sets no bound; anything else is refused at creation', async () => {
     const none = sandboxWith({ maxTenantsPerRoot: 0 });
     expectRefused(await makeTenant(none, none.apiKey), 0);
