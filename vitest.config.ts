@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { inspectorUiVitePlugin } from './scripts/inspector-ui.js';
+import SlowFirst from './test/support/sequencer.js';
 
 const src = (path: string): string => fileURLToPath(new URL(`./src/${path}`, import.meta.url));
 
@@ -36,5 +37,7 @@ export default defineConfig({
     // built server, a compiler, a browser, workerd); vitest's default (one less than the cores)
     // ran one file at a time on a two-core machine such as CI's, and left a core idle meanwhile.
     maxWorkers: Math.max(2, availableParallelism() - 1),
+    // The files that wait longest start first (test/support/sequencer.ts).
+    sequence: { sequencer: SlowFirst },
   },
 });
