@@ -12,45 +12,25 @@
  * - The lock: a second taker is refused whatever the lock file says (the kernel decides).
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, chmodSync, truncateSync, writeFileSync, copyFileSync, existsSync } from 'node:fs';
+import { cpSync, readFileSync, readdirSync, rmSync, chmodSync, truncateSync, writeFileSync, copyFileSync, existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PixUsdt } from '../../../src/index.js';
 import type { SandboxOptions } from '../../../src/sandbox/index.js';
 import type { SqlDriver, SqlValue } from '../../../src/sandbox/storage/sql.js';
 import { DataFolder } from '../../../src/server/data/folder.js';
 import { lock } from '../../../src/server/data/lock.js';
-import { type DataStore, type DataStoreOptions, openDataStore } from '../../../src/server/data/store.js';
+import { type DataStore, openDataStore } from '../../../src/server/data/store.js';
 import { cpf } from '../../support/fixtures.js';
 import { folderState } from './folder-state.js';
+import { storeScratch } from './scratch.js';
 
 const LEGACY = fileURLToPath(new URL('../fixtures/legacy-data/', import.meta.url));
 const OPTIONS: SandboxOptions = { seed: 'damaged', now: '2026-03-02T12:00:00.000Z', quoteRateLimit: 0 };
 
-const dirs: string[] = [];
-const stores: DataStore[] = [];
-afterEach(() => {
-  for (const store of stores.splice(0)) store.close();
-  for (const dir of dirs.splice(0)) {
-    chmodSync(dir, 0o700);
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
-
-function tempDir(): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'pix-usdt-damaged-'));
-  dirs.push(dir);
-  return dir;
-}
-
-function open(dir: string, options: SandboxOptions = OPTIONS, storeOptions: DataStoreOptions = {}): DataStore {
-  const store = openDataStore(dir, options, storeOptions);
-  stores.push(store);
-  return store;
-}
+const { tempDir, open, closed } = storeScratch('pix-usdt-damaged-', OPTIONS);
 
 interface Owner {
   tenantId: string;
@@ -339,7 +319,7 @@ describe('a tenant whose data cannot be read, while serving', () => {
     // Nothing of the refused create was written: the other tenant is served, and b's users are as they were on disk.
     expect((await client(store, a.apiKey).users.retrieve(a.userId)).id).toBe(a.userId);
     store.close();
-    stores.splice(stores.indexOf(store), 1);
+    closed(store);
     const reopened = open(dir);
     expect((await client(reopened, b.apiKey).users.list()).data.map((u) => u.id)).toEqual([b.userId]);
   });

@@ -5,38 +5,18 @@
  * and a write that cannot commit: 503 in the envelope, nothing changed in memory, one log line,
  * and a folder that reopens with what was answered.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PixUsdt } from '../../../src/index.js';
 import type { SandboxOptions } from '../../../src/sandbox/index.js';
 import type { SqlDriver } from '../../../src/sandbox/storage/sql.js';
-import { type DataStore, type DataStoreOptions, openDataStore } from '../../../src/server/data/store.js';
+import { type DataStore, openDataStore } from '../../../src/server/data/store.js';
 import { approvedUser, cpf, onrampBody } from '../../support/fixtures.js';
 import { type DriverProbe, failingDriver, probe } from '../../support/stored.js';
 import { snapshotRecords } from '../../support/records.js';
-
-const dirs: string[] = [];
-const stores: DataStore[] = [];
-afterEach(() => {
-  for (const store of stores.splice(0)) store.close();
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+import { storeScratch } from './scratch.js';
 
 const OPTIONS: SandboxOptions = { seed: 'stored', now: '2026-03-02T12:00:00.000Z', quoteRateLimit: 0 };
-
-function tempDir(): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'pix-usdt-store-'));
-  dirs.push(dir);
-  return dir;
-}
-
-function open(dir: string, options: SandboxOptions = OPTIONS, storeOptions: DataStoreOptions = {}): DataStore {
-  const store = openDataStore(dir, options, storeOptions);
-  stores.push(store);
-  return store;
-}
+const { tempDir, open } = storeScratch('pix-usdt-store-', OPTIONS);
 
 /** A driver wrapper that counts what it writes, and fails every commit while `failing.on` is set. */
 function counting(): DriverProbe & { wrap: (d: SqlDriver) => SqlDriver } {
