@@ -82,10 +82,13 @@ describe('withResponse()', () => {
 
   it('is typed', () => {
     const client = new PixUsdt({ apiKey: `sk_test_${'a'.repeat(32)}`, fetch: () => Promise.reject(new Error('not called')) });
-    const answer = (): Promise<WithResponse<User>> => client.users.retrieve(ID).withResponse();
+    const answer = () => client.users.retrieve(ID).withResponse();
+    expectTypeOf(answer).returns.resolves.toEqualTypeOf<WithResponse<User>>();
     expectTypeOf(answer).returns.resolves.toHaveProperty('requestId').toEqualTypeOf<string | null>();
     expectTypeOf(answer).returns.resolves.toHaveProperty('idempotentReplayed').toEqualTypeOf<boolean>();
-    expectTypeOf(client.users.list().withResponse()).resolves.toHaveProperty('data').toEqualTypeOf<Page<User>>();
+    // Types only: a function not called, as `answer` above (a listing sends its request when made).
+    const listing = () => client.users.list().withResponse();
+    expectTypeOf(listing).returns.resolves.toHaveProperty('data').toEqualTypeOf<Page<User>>();
   });
 });
 
