@@ -124,6 +124,12 @@ export class WebhookService {
   /** Signatures are computed one after another, so that attempts leave in the order they were given a slot. */
   #signing: Promise<unknown> = Promise.resolve();
   readonly #closing = new AbortController();
+  /**
+   * One abort signal per attempt in flight, aborted by `close()`: a transport (ours, or the
+   * partner's) adds a listener to the signal it is given, and one signal shared by every attempt
+   * would gather them past the runtime's leak warning at ten deliveries in flight.
+   */
+  readonly #attempts = new Set<AbortController>();
 
   /** `deliveryLogSize`: finished deliveries kept per tenant (store.ts). */
   constructor(platform: Platform, transport: WebhookTransport | undefined, options: WebhookDeliveryOptions = {}, deliveryLogSize?: number) {
@@ -413,9 +419,16 @@ export class WebhookService {
   };
 
   async #send(request: WebhookRequest, signedAt: number, tenantId: string): Promise<WebhookResponse> {
-    const { signal } = this.#closing;
-    if (this.#transport) return this.#transport(request, { signal });
-    return this.receivers.send(request, { now: new Date(signedAt), tenantId, signal });
+    const attempt = new AbortController();
+    if (this.#closing.signal.aborted) attempt.abort(this.#closing.signal.reason);
+    this.#attempts.add(attempt);
+    const { signal } = attempt;
+    try {
+      if (this.#transport) return await this.#transport(request, { signal });
+      return await this.receivers.send(request, { now: new Date(signedAt), tenantId, signal });
+    } finally {
+      this.#attempts.delete(attempt);
+    }
   }
 
   /** Signs in the order attempts were given their slots (WebCrypto may finish out of order). */
@@ -518,6 +531,7 @@ export class WebhookService {
    */
   async close(reason: Error): Promise<void> {
     this.#closing.abort(reason);
+    for (const attempt of this.#attempts) attempt.abort(reason);
     this.log.rejectWaiters(reason);
     for (const job of this.#incoming) job.end();
     this.#incoming = [];

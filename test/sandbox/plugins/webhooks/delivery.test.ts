@@ -4,9 +4,10 @@
  * clock; redelivery; secret rotation.
  */
 import { describe, expect, it } from 'vitest';
+import type { WebhookTransport } from '../../../../src/sandbox/index.js';
 import { constructEvent, isWebhookVerificationError, verifySignature } from '../../../../src/webhooks/index.js';
 import { RECEIVER, setup } from './helpers.js';
-import { approvedUser, onrampBody } from '../../../support/fixtures.js';
+import { approvedUser, onrampBody, userBody } from '../../../support/fixtures.js';
 
 describe('delivery to an in-process receiver', () => {
   it('delivers one verified event per visible transition, in the order of the log', async () => {
@@ -229,5 +230,40 @@ describe('rotate_secret', () => {
     await sandbox.webhooks.flush();
     expect(signatures.length).toBeGreaterThan(0);
     for (const s of signatures) expect(s.match(/v1=/g)).toHaveLength(1);
+  });
+
+  it('gives each attempt in flight its own abort signal, and close() aborts every one', async () => {
+    // A transport that listens on its signal, as fetch does: 16 attempts in flight on one shared
+    // signal would pass the runtime's leak warning (more than 10 listeners on one target).
+    const signals: AbortSignal[] = [];
+    const aborted: unknown[] = [];
+    const transport: WebhookTransport = (_request, { signal }) =>
+      new Promise((_resolve, reject) => {
+        signals.push(signal);
+        signal.addEventListener('abort', () => {
+          aborted.push(signal.reason);
+          reject(new Error('aborted'));
+        });
+      });
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error): void => void warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      const { sandbox, client } = setup({ webhookTransport: transport });
+      for (let i = 0; i < 4; i++) await client.webhookEndpoints.create({ url: `https://hooks-${i}.example/webhooks`, event_types: ['user.kyc_pending'] });
+      for (let i = 0; i < 4; i++) await client.users.create(userBody(i));
+      for (let i = 0; i < 200 && signals.length < 16; i++) await new Promise((resolve) => setTimeout(resolve, 0));
+      expect(signals).toHaveLength(16);
+      expect(new Set(signals).size).toBe(16);
+      expect(signals.some((signal) => signal.aborted)).toBe(false);
+
+      await sandbox.close();
+      expect(aborted).toHaveLength(16);
+      expect(signals.every((signal) => signal.aborted)).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 0)); // warnings are emitted on a later tick
+      expect(warnings.map((w) => w.name)).not.toContain('MaxListenersExceededWarning');
+    } finally {
+      process.off('warning', onWarning);
+    }
   });
 });
