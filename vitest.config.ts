@@ -51,7 +51,7 @@ export default defineConfig({
     sequence: { sequencer: SlowFirst },
     // Two projects, one worker pool. Most files share their worker's loaded modules with the
     // files run before them in it (`isolate: false`): each file in a fresh module graph spent
-    // 95 s of a fresh clone's run importing the same sources and packages again (20 s shared).
+    // 95 s of a fresh clone's run importing the same sources and packages again (about 25 s shared).
     // The files whose subject is per-process module state keep a fresh graph each.
     projects: [
       { extends: true, test: { name: 'shared', isolate: false, include: ['test/**/*.test.ts', 'examples/**/*.test.ts'], exclude: [...configDefaults.exclude, ...OWN_MODULES] } },

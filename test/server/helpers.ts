@@ -10,7 +10,7 @@ export const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 
 /** A cheap check with a clear message, instead of a confusing spawn failure. */
 export function assertBuilt(): void {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npx tsup\` (npm test builds first).`);
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` (npm test builds first).`);
 }
 
 export interface Ready {

@@ -1,6 +1,6 @@
 /**
  * The published face: `pix-usdt/sandbox/msw` resolved through the package's `exports` (from
- * dist/, so `npx tsup` first; npm test builds), in ESM and in CommonJS, in a plain Node process.
+ * dist/, so `npm run build` first; npm test builds), in ESM and in CommonJS, in a plain Node process.
  */
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
