@@ -3,7 +3,7 @@
  * (the server's driver) under the public factory (`createStoredSandbox`), and a switch that makes
  * every commit fail as a full disk would.
  */
-import { type SqlDriver, type StoredSandbox, type StoredSandboxOptions, createStoredSandbox } from '../../src/sandbox/index.js';
+import { type Sandbox, type SqlDriver, type StoredSandbox, type StoredSandboxOptions, createSandbox, createStoredSandbox } from '../../src/sandbox/index.js';
 import { openSqlite } from '../../src/server/data/driver.js';
 
 /** What a {@link failingDriver} counts, and its switch. */
@@ -56,4 +56,22 @@ export function storedSandbox(options: StoredSandboxOptions = {}): { sandbox: St
       }
     },
   };
+}
+
+/**
+ * The two kinds of sandbox a test runs on, for `describe.each`/`it.each`: in memory, and stored
+ * ({@link storedSandbox}, whose close is handed to `closers` for the file's `afterEach`).
+ */
+export function inMemoryAndStored(options: StoredSandboxOptions, closers: Array<() => Promise<void>>): Array<[string, () => Sandbox]> {
+  return [
+    ['in memory', () => createSandbox(options)],
+    [
+      'stored',
+      () => {
+        const s = storedSandbox(options);
+        closers.push(() => s.close());
+        return s.sandbox;
+      },
+    ],
+  ];
 }

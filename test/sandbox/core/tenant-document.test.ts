@@ -13,7 +13,8 @@ import { hash53 } from '../../../src/sandbox/core/random.js';
 import type { IdempotencyRec } from '../../../src/sandbox/core/state.js';
 import type { TenantDocumentRecords } from '../../../src/sandbox/core/transfer.js';
 import { createConversion } from '../../../src/testing/index.js';
-import { storedSandbox } from '../../support/stored.js';
+import { inMemoryAndStored } from '../../support/stored.js';
+import { pushesDuring } from '../../support/work.js';
 import { documentRecords } from '../../support/records.js';
 import { WALLET, cpf } from '../../support/fixtures.js';
 
@@ -82,21 +83,6 @@ async function refused(sandbox: Sandbox, doc: unknown, problem: string, path: st
   expect(state(sandbox), what).toBe(before);
 }
 
-/** Counts the calls of `Array.prototype.push` while `fn` runs: the work of filling arrays, whatever the machine's speed. */
-function pushesDuring<T>(fn: () => T): { result: T; pushes: number } {
-  const push = Array.prototype.push;
-  let pushes = 0;
-  Array.prototype.push = function (this: unknown[], ...items: unknown[]): number {
-    pushes++;
-    return push.apply(this, items);
-  };
-  try {
-    return { result: fn(), pushes };
-  } finally {
-    Array.prototype.push = push;
-  }
-}
-
 const edit = (doc: Doc, change: (d: Doc) => void): Doc => {
   const copy = JSON.parse(JSON.stringify(doc)) as Doc;
   change(copy);
@@ -104,17 +90,7 @@ const edit = (doc: Doc, change: (d: Doc) => void): Doc => {
 };
 const at = <T>(list: unknown, i = 0): T => (list as T[])[i] as T;
 
-describe.each([
-  ['in memory', (): Sandbox => createSandbox({ seed: 'document', now: T0 })],
-  [
-    'stored',
-    (): Sandbox => {
-      const s = storedSandbox({ seed: 'document', now: T0 });
-      closers.push(() => s.close());
-      return s.sandbox;
-    },
-  ],
-])('tenant documents (%s)', (_name, make) => {
+describe.each(inMemoryAndStored({ seed: 'document', now: T0 }, closers))('tenant documents (%s)', (_name, make) => {
   it('HIGH: a record whose seq is far past the others restores in work bounded by the document, not by the seq', async () => {
     const sandbox = make();
     const client = clientOf(sandbox);
@@ -330,17 +306,7 @@ describe('a replay answers from the allow-list, whatever its record says', () =>
 });
 
 describe('the operator views survive one bad tenant', () => {
-  it.each([
-    ['in memory', (): Sandbox => createSandbox({ seed: 'views', now: T0 })],
-    [
-      'stored',
-      (): Sandbox => {
-        const s = storedSandbox({ seed: 'views', now: T0 });
-        closers.push(() => s.close());
-        return s.sandbox;
-      },
-    ],
-  ])('a tenant whose clock is out of range is listed as such; the others answer 200 (%s)', async (_name, make) => {
+  it.each(inMemoryAndStored({ seed: 'views', now: T0 }, closers))('a tenant whose clock is out of range is listed as such; the others answer 200 (%s)', async (_name, make) => {
     const sandbox = make();
     const bad = sandbox.createTenant();
     const good = sandbox.createTenant();

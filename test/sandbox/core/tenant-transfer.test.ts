@@ -8,7 +8,7 @@ import { PixUsdt } from '../../../src/index.js';
 import { constructEvent } from '../../../src/webhooks/index.js';
 import { MAX_TENANT_DOCUMENT_CHARS, type Sandbox, type TenantDocument, TenantDocumentError, createSandbox } from '../../../src/sandbox/index.js';
 import { cpf, onrampBody } from '../../support/fixtures.js';
-import { storedSandbox } from '../../support/stored.js';
+import { inMemoryAndStored } from '../../support/stored.js';
 import { documentRecords } from '../../support/records.js';
 import type { TenantDocumentRecords } from '../../../src/sandbox/core/transfer.js';
 
@@ -44,17 +44,7 @@ function anonymous(doc: TenantDocumentRecords): unknown {
   return JSON.parse(text);
 }
 
-describe.each([
-  ['in memory', (): Sandbox => createSandbox({ seed: 'transfer', now: T0 })],
-  [
-    'stored',
-    (): Sandbox => {
-      const s = storedSandbox({ seed: 'transfer', now: T0 });
-      closers.push(() => s.close());
-      return s.sandbox;
-    },
-  ],
-])('tenant snapshots and forks (%s)', (_name, make) => {
+describe.each(inMemoryAndStored({ seed: 'transfer', now: T0 }, closers))('tenant snapshots and forks (%s)', (_name, make) => {
   it('exports a tenant as one versioned document, the same in process and over HTTP, with everything it holds', async () => {
     const sandbox = make();
     const { client, endpointId } = await populate(sandbox);

@@ -6,6 +6,7 @@ import { Collection } from '../../../src/sandbox/core/collection.js';
 import { decodeCursor, encodeCursor } from '../../../src/sandbox/http/cursor.js';
 import { DEFAULT_PRICING, price } from '../../../src/sandbox/core/pricing.js';
 import { TrieRouter } from '../../../src/sandbox/http/router.js';
+import { pushesDuring } from '../../support/work.js';
 
 describe('router', () => {
   it('matches static segments before parameters and decodes parameters', () => {
@@ -44,17 +45,7 @@ describe('collection', () => {
   it('holds records at any positions without holes: a gap costs nothing, and pages, lookups and removals see across it (issue 35)', () => {
     const c = new Collection<Rec>({ status: (r) => r.status });
     const positions = [0, 1, 2_000_000, 2_000_001, 2 ** 31 - 1, 2 ** 40];
-    const push = Array.prototype.push;
-    let pushes = 0;
-    Array.prototype.push = function (this: unknown[], ...items: unknown[]): number {
-      pushes++;
-      return push.apply(this, items);
-    };
-    try {
-      positions.forEach((seq, i) => c.restore({ id: `r${i}`, seq, status: i % 2 === 0 ? 'even' : 'odd' }));
-    } finally {
-      Array.prototype.push = push;
-    }
+    const { pushes } = pushesDuring(() => positions.forEach((seq, i) => c.restore({ id: `r${i}`, seq, status: i % 2 === 0 ? 'even' : 'odd' })));
     // One push per record (and per index list that grows), not one per position.
     expect(pushes).toBeLessThan(positions.length * 3);
     expect(c.size).toBe(positions.length);
