@@ -123,7 +123,8 @@ export class WebhookService {
   readonly #inFlight = new Set<Promise<void>>();
   /** Signatures are computed one after another, so that attempts leave in the order they were given a slot. */
   #signing: Promise<unknown> = Promise.resolve();
-  readonly #closing = new AbortController();
+  /** Why the service closed (`close()`), once it has. */
+  #closedWith: Error | null = null;
   /**
    * One abort signal per attempt in flight, aborted by `close()`: a transport (ours, or the
    * partner's) adds a listener to the signal it is given, and one signal shared by every attempt
@@ -420,7 +421,7 @@ export class WebhookService {
 
   async #send(request: WebhookRequest, signedAt: number, tenantId: string): Promise<WebhookResponse> {
     const attempt = new AbortController();
-    if (this.#closing.signal.aborted) attempt.abort(this.#closing.signal.reason);
+    if (this.#closedWith !== null) attempt.abort(this.#closedWith);
     this.#attempts.add(attempt);
     const { signal } = attempt;
     try {
@@ -530,7 +531,7 @@ export class WebhookService {
    * transport gets the abort signal) and not recorded. Resolves once those attempts have ended.
    */
   async close(reason: Error): Promise<void> {
-    this.#closing.abort(reason);
+    this.#closedWith ??= reason;
     for (const attempt of this.#attempts) attempt.abort(reason);
     this.log.rejectWaiters(reason);
     for (const job of this.#incoming) job.end();
