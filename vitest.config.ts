@@ -7,12 +7,14 @@ import SlowFirst from './test/support/sequencer.js';
 /**
  * Test files that need a module graph of their own: they mock a module of ours (`vi.mock` applies
  * only to a graph that has not loaded it yet), stub a global our modules read once, or check
- * process-wide state that any other file's imports change (classic `zod` sets zod's global locale).
+ * process-wide state that any other file's imports change (classic `zod` sets zod's global locale),
+ * or measure their worker's live heap (what a file run before them leaves to collect is not theirs).
  */
 const OWN_MODULES = [
   'test/webhooks/constant-time.test.ts', // vi.mock of src/webhooks/header.ts
   'test/client/messages.test.ts', // zod's global config, untouched by the SDK
   'test/client/uuid.test.ts', // stubs globalThis.crypto
+  'test/sandbox/core/retention.test.ts', // the live heap per lifecycle, after a full GC
 ];
 
 const src = (path: string): string => fileURLToPath(new URL(`./src/${path}`, import.meta.url));
