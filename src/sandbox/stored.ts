@@ -151,6 +151,9 @@ class GuardedStorage implements SandboxStorage {
   events(tenantId: string, limit: number): ReturnType<SandboxStorage['events']> {
     return this.#read(tenantId, () => this.storage.events(tenantId, limit));
   }
+  recordCounts(tenantId: string): Record<string, number> {
+    return this.#read(tenantId, () => this.storage.recordCounts(tenantId));
+  }
   tenants(after: number, limit: number): ReturnType<SandboxStorage['tenants']> {
     return this.#read(null, () => this.storage.tenants(after, limit));
   }
@@ -640,8 +643,20 @@ export class Persistence implements TenantSource {
     for (;;) {
       const page = this.#storage.tenants(after, 500);
       for (const row of page) {
-        const { counts, now } = TenantCodec.summary(row.state);
-        yield { id: row.id, tenant: this.#platform.tenants.get(row.id), counts, now };
+        const tenant = this.#platform.tenants.get(row.id);
+        // Counted from its rows (schema 2): a tenant in memory is shown from memory, a damaged one is not read again.
+        let counts: Record<string, number> = {};
+        let { now } = TenantCodec.summary(row.state);
+        if (tenant === undefined) {
+          try {
+            if (this.#damaged.has(row.id)) throw unreadable(true);
+            counts = this.#storage.recordCounts(row.id);
+          } catch {
+            // Its records cannot be read (the host was told once): listed as a tenant whose data cannot be shown.
+            now = Number.NaN;
+          }
+        }
+        yield { id: row.id, tenant, counts, now };
         after = row.created;
       }
       if (page.length < 500) return;
