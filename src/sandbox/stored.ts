@@ -282,6 +282,24 @@ export class Persistence implements TenantSource {
     for (const [name, v] of meta) this.#meta.set(name, v);
   }
 
+  /**
+   * The JSON of a platform value, kept while the value is the same object: the start's pricing and
+   * limits never change in place (`Platform.defaults` is set once), and the platform's usage
+   * counters say which buckets changed (`Usage.changed`). Every answered request asks
+   * ({@link #metaChanges}); most change none of them.
+   */
+  readonly #metaJson = new Map<MetaName, { value: unknown; json: string }>();
+
+  #jsonOf(name: MetaName, value: unknown): string {
+    const kept = this.#metaJson.get(name);
+    const usage = value instanceof Usage ? value : null;
+    if (kept !== undefined && kept.value === value && (usage === null || usage.changed?.size === 0)) return kept.json;
+    if (usage !== null) usage.changed = new Set();
+    const json = JSON.stringify(usage === null ? value : [...usage]);
+    this.#metaJson.set(name, { value, json });
+    return json;
+  }
+
   /** Platform values that changed since they were written (all of them with `all`). */
   #metaChanges(all = false): Array<[string, string]> {
     const platform = this.#platform;
@@ -291,7 +309,7 @@ export class Persistence implements TenantSource {
       cursor_secret: platform.cursorSecret,
       pricing: platform.defaults.price,
       limits: platform.defaults.limits,
-      platform_usage: [...platform.platformUsage],
+      platform_usage: platform.platformUsage,
       default_tenant: platform.defaultTenantId,
       default_key: platform.defaultKeyId,
       tenants: this.#tenantCount,
@@ -301,7 +319,8 @@ export class Persistence implements TenantSource {
       // The generator's state changes with every id (request ids of reads too): it rides along
       // with other writes, and alone never makes one.
       if (name === 'random' && !all) continue;
-      const json = JSON.stringify(values[name]);
+      const value = values[name];
+      const json = name === 'pricing' || name === 'limits' || name === 'platform_usage' ? this.#jsonOf(name, value) : JSON.stringify(value);
       if (all || this.#meta.get(name) !== json) out.push([name, json]);
     }
     return out;

@@ -19,7 +19,7 @@
  * A database of an older schema is brought to this one when it is opened ({@link prepareSchema}:
  * {@link MIGRATIONS}, all steps in one transaction, so a kill during it leaves the old schema as
  * it was); one of a newer schema is refused. The tables stay rowid tables: keyed `WITHOUT ROWID`
- * by their unique columns they wrote more pages, not fewer (docs/decisions.md, "Schema 2").
+ * by their unique columns they wrote more pages, not fewer (docs/decisions.md, "`serve --data`'s cost: schema 2").
  * @module
  */
 import {
