@@ -151,6 +151,9 @@ class GuardedStorage implements SandboxStorage {
   events(tenantId: string, limit: number): ReturnType<SandboxStorage['events']> {
     return this.#read(tenantId, () => this.storage.events(tenantId, limit));
   }
+  recordCounts(tenantId: string): Record<string, number> {
+    return this.#read(tenantId, () => this.storage.recordCounts(tenantId));
+  }
   tenants(after: number, limit: number): ReturnType<SandboxStorage['tenants']> {
     return this.#read(null, () => this.storage.tenants(after, limit));
   }
@@ -279,6 +282,24 @@ export class Persistence implements TenantSource {
     for (const [name, v] of meta) this.#meta.set(name, v);
   }
 
+  /**
+   * The JSON of a platform value, kept while the value is the same object: the start's pricing and
+   * limits never change in place (`Platform.defaults` is set once), and the platform's usage
+   * counters say which buckets changed (`Usage.changed`). Every answered request asks
+   * ({@link #metaChanges}); most change none of them.
+   */
+  readonly #metaJson = new Map<MetaName, { value: unknown; json: string }>();
+
+  #jsonOf(name: MetaName, value: unknown): string {
+    const kept = this.#metaJson.get(name);
+    const usage = value instanceof Usage ? value : null;
+    if (kept !== undefined && kept.value === value && (usage === null || usage.changed?.size === 0)) return kept.json;
+    if (usage !== null) usage.changed = new Set();
+    const json = JSON.stringify(usage === null ? value : [...usage]);
+    this.#metaJson.set(name, { value, json });
+    return json;
+  }
+
   /** Platform values that changed since they were written (all of them with `all`). */
   #metaChanges(all = false): Array<[string, string]> {
     const platform = this.#platform;
@@ -288,7 +309,7 @@ export class Persistence implements TenantSource {
       cursor_secret: platform.cursorSecret,
       pricing: platform.defaults.price,
       limits: platform.defaults.limits,
-      platform_usage: [...platform.platformUsage],
+      platform_usage: platform.platformUsage,
       default_tenant: platform.defaultTenantId,
       default_key: platform.defaultKeyId,
       tenants: this.#tenantCount,
@@ -298,7 +319,8 @@ export class Persistence implements TenantSource {
       // The generator's state changes with every id (request ids of reads too): it rides along
       // with other writes, and alone never makes one.
       if (name === 'random' && !all) continue;
-      const json = JSON.stringify(values[name]);
+      const value = values[name];
+      const json = name === 'pricing' || name === 'limits' || name === 'platform_usage' ? this.#jsonOf(name, value) : JSON.stringify(value);
       if (all || this.#meta.get(name) !== json) out.push([name, json]);
     }
     return out;
@@ -640,8 +662,20 @@ export class Persistence implements TenantSource {
     for (;;) {
       const page = this.#storage.tenants(after, 500);
       for (const row of page) {
-        const { counts, now } = TenantCodec.summary(row.state);
-        yield { id: row.id, tenant: this.#platform.tenants.get(row.id), counts, now };
+        const tenant = this.#platform.tenants.get(row.id);
+        // Counted from its rows (schema 2): a tenant in memory is shown from memory, a damaged one is not read again.
+        let counts: Record<string, number> = {};
+        let { now } = TenantCodec.summary(row.state);
+        if (tenant === undefined) {
+          try {
+            if (this.#damaged.has(row.id)) throw unreadable(true);
+            counts = this.#storage.recordCounts(row.id);
+          } catch {
+            // Its records cannot be read (the host was told once): listed as a tenant whose data cannot be shown.
+            now = Number.NaN;
+          }
+        }
+        yield { id: row.id, tenant, counts, now };
         after = row.created;
       }
       if (page.length < 500) return;

@@ -53,15 +53,15 @@ export const CORE_RECORDS: RecordTable = {
   transaction: { collection: (t) => t.transactions, at: { field: 'transactions' } },
 };
 
-/** The tenant row's JSON (`state`): the small parts, written whole when one of them changes. */
+/**
+ * The tenant row's JSON (`state`): the small parts, written whole when one of them changes. What
+ * nearly every request changes (the event log's position, the record counts) is read from the
+ * rows instead (schema 2), so that a request adding a user does not rewrite the tenant's row.
+ */
 export interface StoredTenantState {
   /** The clock: the offset from real time, or the frozen instant (see `Clock.state`). */
   clock: { realTime: boolean; at: number };
   rateWindows: Array<[string, number[]]>;
-  /** The `seq` of the last event written. */
-  events: number;
-  /** Records per kind, for listings of tenants that are not in memory. */
-  counts: Record<string, number>;
   /** Extension state other than records (those are rows of their own). */
   extensions: Record<string, unknown>;
   /** The price feed, limits and timings the tenant set itself (absent: none, the defaults apply). */
@@ -297,7 +297,7 @@ export class TenantCodec {
     const state = JSON.parse(rows.tenant.state) as StoredTenantState;
     const tenant = restoreTenant(this.platform, snapshot);
     if (tenant.clock.realTime === state.clock.realTime) tenant.clock.state = state.clock;
-    this.#storeLogs(tenant, state.events);
+    this.#storeLogs(tenant, rows.eventSeq);
     for (const kind of Object.values(this.kinds)) kind.collection(tenant)?.startTracking();
     tenant.usage.changed = new Set();
     this.#written.set(tenant, { created: rows.tenant.created, state: rows.tenant.state, wakeAt: rows.tenant.wakeAt, keys: JSON.stringify(tenant.keys) });
@@ -310,18 +310,17 @@ export class TenantCodec {
   }
 
   /**
-   * A listing's record counts and clock, for a tenant not in memory. A state that cannot be read
-   * answers no counts and a clock of `NaN` (the listing shows the tenant as one whose data cannot
-   * be shown) rather than throwing: one damaged row never hides the other tenants.
+   * A listing's clock, for a tenant not in memory. A state that cannot be read answers a clock of
+   * `NaN` (the listing shows the tenant as one whose data cannot be shown) rather than throwing:
+   * one damaged row never hides the other tenants.
    */
-  static summary(state: string, realNow = Date.now()): { counts: Record<string, number>; now: number } {
+  static summary(state: string, realNow = Date.now()): { now: number } {
     try {
       const s = JSON.parse(state) as StoredTenantState;
-      const counts = typeof s.counts === 'object' && s.counts !== null ? s.counts : {};
       const at = s.clock?.at;
-      return { counts, now: typeof at === 'number' ? (s.clock.realTime ? realNow + at : at) : Number.NaN };
+      return { now: typeof at === 'number' ? (s.clock.realTime ? realNow + at : at) : Number.NaN };
     } catch {
-      return { counts: {}, now: Number.NaN };
+      return { now: Number.NaN };
     }
   }
 
@@ -333,11 +332,9 @@ export class TenantCodec {
     let any = false;
     const records: RecordRow[] = [];
     const removed: Array<{ kind: string; seq: number }> = [];
-    const counts: Record<string, number> = {};
     for (const [name, kind] of Object.entries(this.kinds)) {
       const collection = kind.collection(tenant);
       if (collection === undefined) continue;
-      counts[name] = collection.size;
       if (!collection.tracked) {
         // A collection that did not exist at the last capture (a new tenant, a first webhook endpoint): all of it is new.
         for (const r of collection.all()) records.push({ kind: name, seq: r.seq, id: r.id, data: JSON.stringify(r) });
@@ -371,8 +368,6 @@ export class TenantCodec {
     const stateValue: StoredTenantState = {
       clock: tenant.clock.state,
       rateWindows: [...tenant.rateWindows],
-      events: events.seq,
-      counts,
       extensions: extensionsWithoutRecords(tenant.extensions, this.kinds),
       ...(tenant.ownSettings === null ? {} : { settings: tenant.ownSettings }),
     };

@@ -17,7 +17,12 @@ export interface TenantRow {
   id: string;
   /** Creation order (1, 2, ...): the order of listings. */
   created: number;
-  /** JSON of the tenant's small parts: clock, rate windows, counters, settings, record counts. */
+  /**
+   * JSON of the tenant's small parts: clock, rate windows, extension state, settings. What every
+   * request changes (the event log's position, the record counts) is not in it (schema 2): those
+   * are read from the rows themselves, so a request that only adds records and events leaves this
+   * row, and its page, alone.
+   */
   state: string;
   /** Real time (ms since the epoch) at which its earliest timer falls due; `null` when none waits for real time. */
   wakeAt: number | null;
@@ -74,6 +79,8 @@ export interface EventRow {
 /** Everything a tenant loads with: its row, keys, records (by kind, then `seq`) and usage. */
 export interface TenantRows {
   tenant: TenantRow;
+  /** The `seq` of its last event written (0: none): its log goes on from there. */
+  eventSeq: number;
   keys: KeyRow[];
   records: RecordRow[];
   usage: UsageRow[];
@@ -138,6 +145,8 @@ export interface SandboxStorage {
   idempotencyAll(tenantId: string, after: number): IdempotencyRow[];
   /** The last `limit` events of a tenant, oldest first. */
   events(tenantId: string, limit: number): EventRow[];
+  /** A tenant's records per kind (`user`, `quote`...), counted without loading it: a listing's figures. */
+  recordCounts(tenantId: string): Record<string, number>;
   /** Tenants in creation order after `created`, at most `limit`. */
   tenants(after: number, limit: number): TenantListing[];
   /** The earliest `wakeAt` of any tenant but those in `skip` (tenants that cannot be read), or `null`. */

@@ -9,12 +9,17 @@
  * | table | key | holds |
  * |---|---|---|
  * | `meta` | name | format mark, schema version, platform values (JSON) |
- * | `tenants` | id (and `created`) | a tenant's small parts (JSON) and `wake_at`, the real instant of its earliest timer |
+ * | `tenants` | id (and `created`) | a tenant's small parts (JSON: not its event position or record counts, read from their rows) and `wake_at`, the real instant of its earliest timer |
  * | `api_keys` | secret (and id) | API keys, found by secret without loading their tenant |
  * | `records` | tenant, kind, seq | one row per user, quote, conversion, transaction, webhook endpoint, delivery |
  * | `usage` | tenant, bucket | one row per limit-usage counter |
  * | `idempotency` | tenant, key (and started_at) | answered idempotency records, read on a replay |
  * | `events` | tenant, seq | the event log |
+ *
+ * A database of an older schema is brought to this one when it is opened ({@link prepareSchema}:
+ * {@link MIGRATIONS}, all steps in one transaction, so a kill during it leaves the old schema as
+ * it was); one of a newer schema is refused. The tables stay rowid tables: keyed `WITHOUT ROWID`
+ * by their unique columns they wrote more pages, not fewer (docs/decisions.md, "`serve --data`'s cost: schema 2").
  * @module
  */
 import {
@@ -41,6 +46,13 @@ export type SqlValue = string | number | null;
 export interface SqlDriver {
   /** Runs a statement and answers its rows (objects keyed by column name). */
   all(sql: string, params?: readonly SqlValue[]): Array<Record<string, SqlValue>>;
+  /**
+   * Runs a query and answers its first row, or `undefined` (optional: `all(sql, params)[0]` when
+   * absent). A binding whose one-row call costs less than its `all` (libsql's `Statement.get`
+   * skips its row iterator: about half the time of an idempotency key's lookup) gives it; a
+   * wrapper of `all` must then wrap this too.
+   */
+  get?(sql: string, params?: readonly SqlValue[]): Record<string, SqlValue> | undefined;
   /** Runs a statement that answers no rows. */
   run(sql: string, params?: readonly SqlValue[]): void;
   /** Runs `fn` (which runs statements) in one transaction: committed when it returns, rolled back when it throws (the error then goes on). */
@@ -50,7 +62,7 @@ export interface SqlDriver {
 /** The format mark of a sandbox database (`meta.format`). */
 export const DATA_FORMAT = 'pix-usdt-sandbox-data';
 /** The schema this code writes and reads (`meta.schema`). */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /** The schema, one statement each (a Durable Object runs them one by one as well). */
 export const SCHEMA: readonly string[] = [
@@ -67,6 +79,19 @@ export const SCHEMA: readonly string[] = [
   'CREATE TABLE IF NOT EXISTS events (tenant TEXT NOT NULL, seq INTEGER NOT NULL, data TEXT NOT NULL, UNIQUE (tenant, seq))',
 ];
 
+/**
+ * The steps from an older schema to the next (`MIGRATIONS[n]` brings version n to n + 1), each run
+ * by {@link prepareSchema} in the one transaction that also writes the new version.
+ *
+ * 1 -> 2: the tenant row's `state` no longer holds `events` (the last event's `seq`) and `counts`
+ * (records per kind), which changed with nearly every request and made every commit rewrite the
+ * row; they are read from the `events` and `records` rows instead. A state that is not JSON
+ * (damaged) is left as it is: its tenant answers as damaged, as before.
+ */
+export const MIGRATIONS: Readonly<Record<number, readonly string[]>> = {
+  1: ["UPDATE tenants SET state = json_remove(state, '$.events', '$.counts') WHERE json_valid(state)"],
+};
+
 const TABLES = ['tenants', 'api_keys', 'records', 'usage', 'idempotency', 'events'] as const;
 
 const SQL = {
@@ -79,6 +104,8 @@ const SQL = {
   idempotency: 'SELECT key, started_at, data FROM idempotency WHERE tenant = ? AND key = ? AND started_at > ?',
   idempotencyAll: 'SELECT key, started_at, data FROM idempotency WHERE tenant = ? AND started_at > ? ORDER BY started_at, rowid',
   events: 'SELECT seq, data FROM events WHERE tenant = ? ORDER BY seq DESC LIMIT ?',
+  eventSeq: 'SELECT MAX(seq) AS seq FROM events WHERE tenant = ?',
+  counts: 'SELECT kind, COUNT(*) AS n FROM records WHERE tenant = ? GROUP BY kind',
   tenants: 'SELECT id, created, state FROM tenants WHERE created > ? ORDER BY created LIMIT ?',
   nextWake: 'SELECT MIN(wake_at) AS at FROM tenants WHERE wake_at IS NOT NULL',
   due: 'SELECT id FROM tenants WHERE wake_at IS NOT NULL AND wake_at <= ? ORDER BY wake_at LIMIT ?',
@@ -130,30 +157,48 @@ const num = (v: SqlValue | undefined): number => (typeof v === 'number' ? v : Nu
  * not ours or is newer. `database`: the attached database to read (`main` by default).
  */
 export function checkSchema(driver: SqlDriver, database = 'main'): 'empty' | 'ours' {
+  return storedSchema(driver, database) === null ? 'empty' : 'ours';
+}
+
+/**
+ * The schema version of a database (`null`: empty, no table yet), read without writing. Throws
+ * {@link StorageError} (`foreign`, `newer`) as {@link checkSchema} does.
+ */
+export function storedSchema(driver: SqlDriver, database = 'main'): number | null {
   const tables = driver.all(`SELECT name FROM ${database}.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'`).map((r) => str(r['name']));
-  if (tables.length === 0) return 'empty';
+  if (tables.length === 0) return null;
   if (!tables.includes('meta')) throw new StorageError('foreign', `it holds tables (${tables.slice(0, 3).join(', ')}) but no sandbox marks`);
   const marks = new Map(driver.all(`SELECT name, value FROM ${database}.meta WHERE name IN ('format', 'schema')`).map((r) => [str(r['name']), str(r['value'])]));
   if (marks.get('format') !== JSON.stringify(DATA_FORMAT)) throw new StorageError('foreign', `its format mark is not "${DATA_FORMAT}"`);
   const schema = Number(marks.get('schema'));
   if (!Number.isInteger(schema)) throw new StorageError('foreign', 'it has no valid schema version');
   if (schema > SCHEMA_VERSION) throw new StorageError('newer', `it was written by a newer pix-usdt (schema version ${schema}; this one reads version ${SCHEMA_VERSION})`);
-  return 'ours';
+  if (schema < 1) throw new StorageError('foreign', `its schema version ${schema} is not one pix-usdt wrote`);
+  return schema;
 }
 
 /**
- * Creates the schema when the database is empty and checks the marks of one that is not
- * ({@link checkSchema}: nothing is written to a database that is not ours); answers whether it
- * was empty.
+ * Creates the schema when the database is empty, checks the marks of one that is not
+ * ({@link checkSchema}: nothing is written to a database that is not ours), and brings an older
+ * schema to this one ({@link MIGRATIONS}, every step and the new version in one transaction: all
+ * of it, or, throwing, nothing). Answers whether it was empty, and the version it migrated from.
  */
-export function prepareSchema(driver: SqlDriver): { created: boolean } {
-  if (checkSchema(driver) === 'ours') return { created: false };
+export function prepareSchema(driver: SqlDriver): { created: boolean; migratedFrom: number | null } {
+  const version = storedSchema(driver);
+  if (version === SCHEMA_VERSION) return { created: false, migratedFrom: null };
+  if (version !== null) {
+    driver.transaction(() => {
+      for (let v = version; v < SCHEMA_VERSION; v++) for (const statement of MIGRATIONS[v] ?? []) driver.run(statement);
+      driver.run(SQL.putMeta, ['schema', String(SCHEMA_VERSION)]);
+    });
+    return { created: false, migratedFrom: version };
+  }
   driver.transaction(() => {
     for (const statement of SCHEMA) driver.run(statement);
     driver.run(SQL.putMeta, ['format', JSON.stringify(DATA_FORMAT)]);
     driver.run(SQL.putMeta, ['schema', String(SCHEMA_VERSION)]);
   });
-  return { created: true };
+  return { created: true, migratedFrom: null };
 }
 
 /**
@@ -177,6 +222,16 @@ export class SqlStorage implements SandboxStorage {
     }
   }
 
+  /** Runs a query of one row (the driver's `get` when it has one), its failure as the port says it. */
+  #get(sql: string, params: readonly SqlValue[]): Record<string, SqlValue> | undefined {
+    try {
+      const db = this.#db;
+      return db.get === undefined ? db.all(sql, params)[0] : db.get(sql, params);
+    } catch (error) {
+      throw readFailed(error);
+    }
+  }
+
   meta(): Map<string, string> {
     return new Map(this.#all('SELECT name, value FROM meta').map((r) => [str(r['name']), str(r['value'])]));
   }
@@ -186,6 +241,7 @@ export class SqlStorage implements SandboxStorage {
     if (row === undefined) return null;
     return {
       tenant: { id, created: num(row['created']), state: str(row['state']), wakeAt: row['wake_at'] === null ? null : num(row['wake_at']) },
+      eventSeq: num(this.#get(SQL.eventSeq, [id])?.['seq'] ?? 0),
       keys: this.keys(id),
       records: this.#all(SQL.records, [id]).map((r) => ({ kind: str(r['kind']), seq: num(r['seq']), id: str(r['id']), data: str(r['data']) })),
       usage: this.#all(SQL.usage, [id]).map((r) => ({ bucket: str(r['bucket']), amount: str(r['amount']) })),
@@ -193,12 +249,12 @@ export class SqlStorage implements SandboxStorage {
   }
 
   tenantOfKey(secret: string): string | null {
-    const row = this.#all(SQL.keyTenant, [secret])[0];
+    const row = this.#get(SQL.keyTenant, [secret]);
     return row === undefined ? null : str(row['tenant']);
   }
 
   tenantOfKeyId(id: string): string | null {
-    const row = this.#all(SQL.keyIdTenant, [id])[0];
+    const row = this.#get(SQL.keyIdTenant, [id]);
     return row === undefined ? null : str(row['tenant']);
   }
 
@@ -234,7 +290,7 @@ export class SqlStorage implements SandboxStorage {
   }
 
   idempotency(tenantId: string, key: string, after: number): IdempotencyRow | null {
-    const row = this.#all(SQL.idempotency, [tenantId, key, after])[0];
+    const row = this.#get(SQL.idempotency, [tenantId, key, after]);
     return row === undefined ? null : { key: str(row['key']), startedAt: num(row['started_at']), data: str(row['data']) };
   }
 
@@ -250,6 +306,12 @@ export class SqlStorage implements SandboxStorage {
 
   tenants(after: number, limit: number): TenantListing[] {
     return this.#all(SQL.tenants, [after, limit]).map((r) => ({ id: str(r['id']), created: num(r['created']), state: str(r['state']) }));
+  }
+
+  recordCounts(tenantId: string): Record<string, number> {
+    const counts: Record<string, number> = {};
+    for (const r of this.#all(SQL.counts, [tenantId])) counts[str(r['kind'])] = num(r['n']);
+    return counts;
   }
 
   nextWake(skip: readonly string[] = []): number | null {

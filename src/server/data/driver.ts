@@ -31,6 +31,7 @@ export class MissingDependencyError extends Error {
 
 interface Statement {
   all(...params: SqlValue[]): unknown[];
+  get(...params: SqlValue[]): unknown;
   run(...params: SqlValue[]): unknown;
 }
 
@@ -97,6 +98,7 @@ export function openSqlite(file: string): SqliteDatabase {
       db.exec('PRAGMA journal_size_limit = 67108864');
     },
     all: (sql, params = []) => prepared(sql).all(...params) as Array<Record<string, SqlValue>>,
+    get: (sql, params = []) => prepared(sql).get(...params) as Record<string, SqlValue> | undefined,
     run: (sql, params = []) => void prepared(sql).run(...params),
     transaction(fn) {
       db.exec('BEGIN IMMEDIATE');

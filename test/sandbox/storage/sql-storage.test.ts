@@ -39,11 +39,16 @@ describe('SqlStorage', () => {
 
   it('a read that fails throws a StorageError: damaged for a malformed page, read otherwise', () => {
     let failure: Error | null = null;
+    // Both ways of reading: the one-row lookups (a key's tenant, an idempotency key) go through `get`.
     const s = storage((d) => ({
       ...d,
       all: (sql, params) => {
         if (failure !== null) throw failure;
         return d.all(sql, params);
+      },
+      get: (sql, params) => {
+        if (failure !== null) throw failure;
+        return d.get?.(sql, params);
       },
     }));
     failure = Object.assign(new Error('database disk image is malformed'), { code: 'SQLITE_CORRUPT' });

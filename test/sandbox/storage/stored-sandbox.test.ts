@@ -174,6 +174,36 @@ describe('createStoredSandbox (pix-usdt/sandbox) over libsql', () => {
     expect(b.tenantId).toBe(source.tenantId);
   });
 
+  it('migrates a schema-1 database through the host driver (three methods, no `get`, as a Durable Object has): data, replays and the event log go on', async () => {
+    const file = databaseFile();
+    const first = connect(file);
+    const a = open(first.driver);
+    const client = new PixUsdt({ apiKey: a.apiKey, fetch: a.fetch, maxRetries: 0 });
+    const userId = await approvedUser(client, 1);
+    const quote = await client.quotes.create(onrampBody(userId));
+    const conversion = await client.quotes.accept(quote.id, {}, { idempotencyKey: 'accept-1' });
+    const events = a.events().map((e) => e.id);
+    await a.close();
+    // What schema 1 held: the same tables, the log's position and the record counts in the tenant row.
+    first.db.exec(
+      "UPDATE tenants SET state = json_set(state, '$.events', (SELECT MAX(seq) FROM events WHERE tenant = tenants.id), '$.counts', json_object('user', 1, 'quote', 1, 'conversion', 1, 'transaction', 0))",
+    );
+    first.db.exec("UPDATE meta SET value = '1' WHERE name = 'schema'");
+    first.db.close();
+
+    const second = connect(file);
+    const b = open(second.driver);
+    const again = new PixUsdt({ apiKey: b.apiKey, fetch: b.fetch, maxRetries: 0 });
+    expect((await again.quotes.accept(quote.id, {}, { idempotencyKey: 'accept-1' })).id).toBe(conversion.id);
+    await again.users.create({ external_id: 'after', name: 'After', document_type: 'cpf', document_number: '52998224725' });
+    const after = b.events().map((e) => e.id);
+    expect(after.slice(0, events.length)).toEqual(events);
+    expect(after.length).toBeGreaterThan(events.length);
+    const row = (sql: string): unknown => (second.db.prepare(sql).get() as { v: unknown }).v;
+    expect(row("SELECT value AS v FROM meta WHERE name = 'schema'")).not.toBe('1');
+    expect(row("SELECT COUNT(*) AS v FROM tenants WHERE json_extract(state, '$.events') IS NOT NULL OR json_extract(state, '$.counts') IS NOT NULL")).toBe(0);
+  });
+
   it("refuses a database that is not a sandbox's, and writes nothing to it", () => {
     const { db, driver } = connect(databaseFile());
     db.exec('CREATE TABLE invoices (id TEXT PRIMARY KEY)');

@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { PixUsdt } from '../../../src/index.js';
 import type { SandboxOptions } from '../../../src/sandbox/index.js';
-import type { SqlDriver, SqlValue } from '../../../src/sandbox/storage/sql.js';
+import { SCHEMA_VERSION, type SqlDriver, type SqlValue } from '../../../src/sandbox/storage/sql.js';
 import { DataFolder } from '../../../src/server/data/folder.js';
 import { lock } from '../../../src/server/data/lock.js';
 import { type DataStore, openDataStore } from '../../../src/server/data/store.js';
@@ -183,11 +183,11 @@ describe('a damaged database is refused at the start, the folder left as it was'
     const newer = await stoppedFolder();
     const file = path.join(newer.dir, 'data.db');
     const other = new Database(file);
-    other.exec("UPDATE meta SET value = '2' WHERE name = 'schema'");
+    other.exec(`UPDATE meta SET value = '${SCHEMA_VERSION + 1}' WHERE name = 'schema'`);
     other.close();
     chmodSync(file, 0o644);
     before = folderState(newer.dir);
-    expect(() => openDataStore(newer.dir, OPTIONS)).toThrow('written by a newer pix-usdt (schema version 2');
+    expect(() => openDataStore(newer.dir, OPTIONS)).toThrow(`written by a newer pix-usdt (schema version ${SCHEMA_VERSION + 1}`);
     expect(folderState(newer.dir)).toEqual(before);
   });
 

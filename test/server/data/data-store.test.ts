@@ -65,6 +65,23 @@ describe('what a commit writes', () => {
   });
 });
 
+describe('platform values', () => {
+  it("the shared platform usage is written at each change, not only its first (kept JSON): a reopened folder counts every accept", async () => {
+    const options: SandboxOptions = { ...OPTIONS, limits: { platform: { daily: '1000.00' }, platformScope: 'shared' } };
+    const dir = tempDir();
+    const first = open(dir, options);
+    const client = new PixUsdt({ apiKey: first.sandbox.apiKey, fetch: first.sandbox.fetch, maxRetries: 0 });
+    const userId = await approvedUser(client, 1);
+    for (const amount of ['450.00', '450.00']) await client.quotes.accept((await client.quotes.create(onrampBody(userId, amount))).id);
+    first.close();
+    const second = open(dir, options);
+    const again = new PixUsdt({ apiKey: second.sandbox.apiKey, fetch: second.sandbox.fetch, maxRetries: 0 });
+    // 900 of 1,000 used before the restart: 200 more is over the platform's day.
+    const quote = await again.quotes.create(onrampBody(userId, '200.00'));
+    await expect(again.quotes.accept(quote.id)).rejects.toMatchObject({ code: 'transaction_limit_exceeded', details: { limit: 'platform_daily' } });
+  });
+});
+
 describe('tenants in memory', () => {
   it('load on first use through their key, leave when idle, and come back with their state', async () => {
     const { wrap, writes } = counting();

@@ -13,12 +13,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SqlStorage, prepareSchema } from '../../../src/sandbox/storage/sql.js';
+import { SCHEMA_VERSION, type SqlDriver, SqlStorage, prepareSchema } from '../../../src/sandbox/storage/sql.js';
 import type { SandboxOptions } from '../../../src/sandbox/index.js';
 import { openSqlite } from '../../../src/server/data/driver.js';
 import { DataFolder } from '../../../src/server/data/folder.js';
 import { readLegacy } from '../../../src/server/data/legacy.js';
-import { type DataStore, openDataStore } from '../../../src/server/data/store.js';
+import { DataError, type DataStore, openDataStore } from '../../../src/server/data/store.js';
 import { exitCode, serve, stopAll, waitFor } from '../helpers.js';
 import { snapshotRecords } from '../../support/records.js';
 
@@ -160,5 +160,125 @@ describe('a data folder in the old layout', () => {
     child.process.kill('SIGTERM');
     expect(await exitCode(child)).toBe(0);
     expect(readdirSync(dir).sort()).toEqual(['data.db', 'journal.ndjson.migrated', 'snapshot.json.migrated']);
+  });
+});
+
+/**
+ * Schema 1, as pix-usdt up to 0.4 created it (src/sandbox/storage/sql.ts at commit 6aa5e0c),
+ * kept here as text: the test builds a database of that schema without importing old code.
+ */
+const SCHEMA_1 = [
+  'CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID',
+  'CREATE TABLE tenants (id TEXT PRIMARY KEY, created INTEGER NOT NULL UNIQUE, state TEXT NOT NULL, wake_at INTEGER)',
+  'CREATE INDEX tenants_wake ON tenants (wake_at) WHERE wake_at IS NOT NULL',
+  'CREATE TABLE api_keys (secret TEXT PRIMARY KEY, tenant TEXT NOT NULL, id TEXT NOT NULL, data TEXT NOT NULL)',
+  'CREATE INDEX api_keys_tenant ON api_keys (tenant)',
+  'CREATE INDEX api_keys_id ON api_keys (id)',
+  'CREATE TABLE records (tenant TEXT NOT NULL, kind TEXT NOT NULL, seq INTEGER NOT NULL, id TEXT NOT NULL, data TEXT NOT NULL, UNIQUE (tenant, kind, seq))',
+  'CREATE TABLE usage (tenant TEXT NOT NULL, bucket TEXT NOT NULL, amount TEXT NOT NULL, PRIMARY KEY (tenant, bucket)) WITHOUT ROWID',
+  'CREATE TABLE idempotency (tenant TEXT NOT NULL, key TEXT NOT NULL, started_at INTEGER NOT NULL, data TEXT NOT NULL, UNIQUE (tenant, key))',
+  'CREATE INDEX idempotency_age ON idempotency (tenant, started_at)',
+  'CREATE TABLE events (tenant TEXT NOT NULL, seq INTEGER NOT NULL, data TEXT NOT NULL, UNIQUE (tenant, seq))',
+];
+
+describe('a database of schema 1', () => {
+  /**
+   * The legacy fixture's state, imported by this version, then copied row for row into a database
+   * made with {@link SCHEMA_1}, whose tenant rows carry what schema 1 kept in them (the last
+   * event's `seq`, records per kind). Answers its folder and the state it holds.
+   */
+  async function schemaOneFolder(): Promise<{ dir: string; expected: unknown }> {
+    const source = open(legacyFolder());
+    const expected = comparable(source.sandbox.snapshot());
+    source.close();
+    stores.splice(stores.indexOf(source), 1);
+    const dir = mkdtempSync(path.join(tmpdir(), 'pix-usdt-schema1-'));
+    dirs.push(dir);
+    const db = openSqlite(path.join(dir, 'data.db'));
+    db.transaction(() => {
+      for (const statement of SCHEMA_1) db.run(statement);
+    });
+    db.exec(`ATTACH '${source.file}' AS v`);
+    db.transaction(() => {
+      for (const table of ['meta', 'tenants', 'api_keys', 'records', 'usage', 'idempotency', 'events']) db.run(`INSERT INTO ${table} SELECT * FROM v.${table}`);
+      db.run("UPDATE meta SET value = '1' WHERE name = 'schema'");
+      db.run(
+        "UPDATE tenants SET state = json_set(state, '$.events', (SELECT COALESCE(MAX(seq), 0) FROM events WHERE tenant = tenants.id), '$.counts', (SELECT json_group_object(kind, n) FROM (SELECT kind, COUNT(*) AS n FROM records WHERE tenant = tenants.id GROUP BY kind)))",
+      );
+    });
+    db.exec('DETACH v');
+    db.close();
+    return { dir, expected };
+  }
+
+  /** What the database's file says: its schema version and its tenant rows. */
+  function rows(dir: string): { schema: string; states: string[]; counts: number[] } {
+    const db = openSqlite(path.join(dir, 'data.db'));
+    try {
+      const schema = String(db.all("SELECT value FROM meta WHERE name = 'schema'")[0]?.['value']);
+      const states = db.all('SELECT state FROM tenants ORDER BY created').map((r) => String(r['state']));
+      const counts = ['tenants', 'api_keys', 'records', 'usage', 'idempotency', 'events'].map((t) => Number(db.all(`SELECT COUNT(*) AS n FROM ${t}`)[0]?.['n']));
+      return { schema, states, counts };
+    } finally {
+      db.close();
+    }
+  }
+
+  it('opens migrated: every tenant, record, key and event kept, every answer replays, new events follow the old', async () => {
+    const { dir, expected } = await schemaOneFolder();
+    const before = rows(dir);
+    expect(before.schema).toBe('1');
+    expect(before.states.every((s) => (JSON.parse(s) as { events?: number }).events! > 0)).toBe(true);
+
+    const store = open(dir);
+    expect(store.origin).toBe('restored');
+    const sandbox = store.sandbox;
+    expect(comparable(sandbox.snapshot())).toEqual(expected);
+    for (const r of manifest.requests) {
+      const headers: Record<string, string> = { authorization: `Bearer ${r.apiKey}`, 'idempotency-key': r.idempotencyKey };
+      if (r.body !== '') headers['content-type'] = 'application/json';
+      const res = await sandbox.fetch(r.path, { method: r.method, headers, body: r.body === '' ? null : r.body });
+      expect(res.status, `${r.method} ${r.path}`).toBe(r.status);
+      expect(await res.text()).toBe(r.answer);
+    }
+    // The event log goes on after its last stored event (nothing overwritten).
+    const eventsBefore = (sandbox.snapshot().tenants[0] as unknown as { events: Array<{ id: string }> }).events.map((e) => e.id);
+    const created = await sandbox.fetch('/v1/users', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${manifest.defaultKey}`, 'content-type': 'application/json', 'idempotency-key': 'after-schema-1' },
+      body: JSON.stringify({ external_id: 'after-schema-1', name: 'After', document_type: 'cpf', document_number: '52998224725' }),
+    });
+    expect(created.status).toBe(201);
+    const eventsAfter = (sandbox.snapshot().tenants[0] as unknown as { events: Array<{ id: string }> }).events.map((e) => e.id);
+    expect(eventsAfter.slice(0, eventsBefore.length)).toEqual(eventsBefore);
+    expect(eventsAfter.length).toBeGreaterThan(eventsBefore.length);
+    const users = new Map(snapshotRecords(sandbox.snapshot()).tenants.map((t) => [t.id, t.users.length]));
+    store.close();
+    stores.splice(stores.indexOf(store), 1);
+
+    const after = rows(dir);
+    expect(after.schema).toBe(String(SCHEMA_VERSION));
+    expect(after.states.map((s) => Object.keys(JSON.parse(s) as object).filter((k) => k === 'events' || k === 'counts'))).toEqual(after.states.map(() => []));
+    expect(after.counts.slice(0, 2)).toEqual(before.counts.slice(0, 2));
+    // Reopened, nothing in memory: the listing counts each tenant's records from their rows.
+    const listing = open(dir).sandbox.inspector.tenants();
+    expect(new Map(listing.map((t) => [t.id, t.counts.users]))).toEqual(users);
+  });
+
+  it('a migration cut short leaves schema 1 as it was; the next start migrates', async () => {
+    const { dir, expected } = await schemaOneFolder();
+    const before = rows(dir);
+    // A failure at the migration's last statement (the new version): everything before it is rolled back.
+    const failing = (driver: SqlDriver): SqlDriver => ({
+      ...driver,
+      run: (sql, params) => {
+        if (sql.startsWith('INSERT INTO meta') && params?.[0] === 'schema') throw Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR' });
+        driver.run(sql, params);
+      },
+    });
+    expect(() => openDataStore(dir, OPTIONS, { wrapDriver: failing })).toThrow(DataError);
+    expect(rows(dir)).toEqual(before);
+    const store = open(dir);
+    expect(comparable(store.sandbox.snapshot())).toEqual(expected);
   });
 });

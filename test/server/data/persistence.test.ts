@@ -14,6 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import { type Ready, CLI, exitCode, run, serve, stopAll, waitFor } from '../helpers.js';
 import { cpf } from '../../support/fixtures.js';
+import { SCHEMA_VERSION } from '../../../src/sandbox/storage/sql.js';
 
 const LEGACY = fileURLToPath(new URL('../fixtures/legacy-data/', import.meta.url));
 
@@ -227,12 +228,12 @@ describe('serve --data: what it refuses', () => {
     rmSync(path.join(dir, 'lock'));
     const Database = createRequire(import.meta.url)('libsql') as new (file: string) => { exec(sql: string): void; close(): void };
     const db = new Database(path.join(dir, 'data.db'));
-    db.exec("UPDATE meta SET value = '2' WHERE name = 'schema'");
+    db.exec(`UPDATE meta SET value = '${SCHEMA_VERSION + 1}' WHERE name = 'schema'`);
     db.exec('PRAGMA journal_mode = DELETE');
     db.close();
     const before = fingerprint(dir);
     const stderr = await refused(['--data', dir]);
-    expect(stderr).toContain(`${path.join(dir, 'data.db')} is not usable: it was written by a newer pix-usdt (schema version 2; this one reads version 1)`);
+    expect(stderr).toContain(`${path.join(dir, 'data.db')} is not usable: it was written by a newer pix-usdt (schema version ${SCHEMA_VERSION + 1}; this one reads version ${SCHEMA_VERSION})`);
     expect(fingerprint(dir)).toEqual(before);
   });
 
