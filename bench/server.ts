@@ -4,9 +4,10 @@
  * load: 16 requests in flight over keep-alive connections, rounds alternating the two servers,
  * median round. Three requests: `GET /v1/users/{id}`, `POST /v1/users` as an idempotent replay
  * (the same Idempotency-Key and body every time: the stored answer) and `POST /v1/users` as a new
- * user (a new Idempotency-Key and a new user each time). The load comes from this process
- * through `node:http` with a keep-alive agent (cheaper than `fetch`, so that the load generator
- * is not what is measured).
+ * user (a new Idempotency-Key and a new user each time). The load comes from a generator in its
+ * own process (bench/load-generator.ts: raw keep-alive sockets, cheaper per request than the bare
+ * server, so that the generator is not what is measured); each round also reads each server's
+ * own CPU time (/proc/PID/stat) per answer, and the generator's share of a core.
  *
  * `--profile`: no comparison; instead one server per request kind, built from the sources without
  * minifying (so that esbuild's `// src/...` comments name each line's source) and run under
@@ -14,9 +15,14 @@
  *
  * `--profile --data`: the same with each server on `--data` (a fresh folder): the write path's layers.
  *
- *   npm run build && node --import tsx bench/server.ts [--profile [--data] [--seconds 4] [--top 30]]
+ * `--baseline DIR`: the same rounds with DIR/dist/cli.js (another build) in the bare server's
+ * place: an A/B of two builds, read on the CPU per answer (steadier than answers a second on a
+ * shared machine).
+ *
+ *   npm run build && node --import tsx bench/server.ts [--rounds 9] [--round-ms 1000] [--baseline DIR]
+ *   node --import tsx bench/server.ts --profile [--data] [--seconds 4] [--top 30]
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
@@ -25,25 +31,28 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { inspectorUiEsbuildPlugin } from '../scripts/inspector-ui.js';
 import { cpf } from '../test/support/fixtures.js';
+import type { LoadCommand, LoadKind, Round } from './load-generator.js';
 import { type CpuProfile, type Rule, SANDBOX_RULES, monotonicMicros, shares } from './profile.js';
 
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const IN_FLIGHT = 16;
+// USER_HZ, the unit of /proc/PID/stat's CPU times: 100 on Linux's usual builds.
+const TICKS_PER_SECOND = 100;
 
 /** One request kind, both servers. */
 export interface ServerFigure {
   request: string;
   served: number;
   bare: number;
-  /** served / bare (requests a second). */
+  /** served / bare (requests a second): the issue's figure. */
   ratio: number;
+  /** Each server's own CPU per answer, median over its rounds (us; null without /proc). */
+  cpuMicros: { served: number | null; bare: number | null };
+  /** bare / served CPU per answer: what the ratio would be if each server had a core of its own and nothing else limited it. */
+  cpuRatio: number | null;
+  /** The generator's median share of a core in the bare rounds: near 1, the bare figure is the generator's, not the server's. */
+  generatorBusy: number;
   rounds: { served: number[]; bare: number[] };
-}
-
-interface Target {
-  name: string;
-  process: ChildProcess;
-  port: number;
 }
 
 function firstLine(child: ChildProcess, name: string): Promise<string> {
@@ -62,6 +71,7 @@ function firstLine(child: ChildProcess, name: string): Promise<string> {
 const BARE = `
 const http = require('node:http');
 const answers = JSON.parse(process.argv[1]);
+for (const a of Object.values(answers)) a.headers['content-length'] = String(Buffer.byteLength(a.body));
 const server = http.createServer((req, res) => {
   const a = req.method !== 'POST' ? answers.get : req.headers['idempotency-key'] === 'replay' ? answers.replay : answers.post;
   const chunks = [];
@@ -88,23 +98,57 @@ function request(port: number, method: string, path: string, headers: Record<str
   });
 }
 
-let counter = 0;
+/** The load generator (bench/load-generator.ts), in its own process: one round at a time over IPC. */
+interface Generator {
+  round(port: number, kind: LoadKind, ms: number): Promise<Round>;
+  close(): void;
+}
 
-/** Answered requests a second for `ms`, {@link IN_FLIGHT} in flight. */
-async function load(port: number, next: () => { method: string; path: string; headers: Record<string, string>; body?: string; status: number }, ms: number): Promise<number> {
-  const end = performance.now() + ms;
-  let done = 0;
-  const worker = async (): Promise<void> => {
-    while (performance.now() < end) {
-      const r = next();
-      const res = await request(port, r.method, r.path, r.headers, r.body);
-      if (res.status !== r.status) throw new Error(`${r.method} ${r.path} answered ${res.status}: ${res.body.slice(0, 200)}`);
-      done++;
-    }
+function startGenerator(): Generator {
+  const child = fork(fileURLToPath(new URL('./load-generator.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return {
+    round: (port, kind, ms) =>
+      new Promise<Round>((resolve, reject) => {
+        const onExit = (code: number | null): void => reject(new Error(`the load generator exited (${code})`));
+        child.once('exit', onExit);
+        child.once('message', (round: Round) => {
+          child.off('exit', onExit);
+          if (round.error !== undefined) reject(new Error(round.error));
+          else resolve(round);
+        });
+        child.send({ port, kind, ms, inFlight: IN_FLIGHT } satisfies LoadCommand);
+      }),
+    close: () => child.kill('SIGKILL'),
   };
-  const started = performance.now();
-  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
-  return (done / (performance.now() - started)) * 1000;
+}
+
+/** CPU time (user + system) of a process so far, in ms; null where /proc is not there (not Linux). */
+function cpuMsOf(pid: number | undefined): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+  } catch {
+    return null;
+  }
+}
+
+/** One round on one server: its answers a second, its CPU per answer and the generator's share of a core. */
+interface Measured {
+  perSecond: number;
+  cpuMicros: number | null;
+  generatorBusy: number;
+}
+
+async function measure(generator: Generator, port: number, pid: number | undefined, kind: LoadKind, ms: number): Promise<Measured> {
+  const cpu0 = cpuMsOf(pid);
+  const round = await generator.round(port, kind, ms);
+  const cpu1 = cpuMsOf(pid);
+  return {
+    perSecond: (round.done / round.ms) * 1000,
+    cpuMicros: cpu0 === null || cpu1 === null ? null : ((cpu1 - cpu0) * 1000) / round.done,
+    generatorBusy: round.cpuMs / round.ms,
+  };
 }
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
@@ -116,13 +160,11 @@ function replayable(headers: http.IncomingHttpHeaders): Record<string, string> {
   return out;
 }
 
-type Next = () => { method: string; path: string; headers: Record<string, string>; body?: string; status: number };
-
 interface Served {
   port: number;
   auth: Record<string, string>;
   userId: string;
-  kinds: Array<{ request: string; next: Next }>;
+  kinds: Array<{ request: string; kind: LoadKind }>;
   /** The answers the bare server repeats, captured from this server. */
   answers: Record<'get' | 'post' | 'replay', { status: number; headers: Record<string, string>; body: string }>;
 }
@@ -149,18 +191,10 @@ async function prepare(port: number, apiKey: string): Promise<Served> {
       replay: { status: replayed.status, headers: replayable(replayed.headers), body: replayed.body },
     },
     kinds: [
-      { request: 'GET /v1/users/{id}', next: () => ({ method: 'GET', path: `/v1/users/${userId}`, headers: auth, status: 200 }) },
-      {
-        request: 'POST /v1/users, an idempotent replay',
-        next: () => ({ method: 'POST', path: '/v1/users', headers: jsonPost('replay'), body: replayBody, status: 201 }),
-      },
-      {
-        request: 'POST /v1/users, a new user (Idempotency-Key)',
-        next: () => {
-          const n = ++counter;
-          return { method: 'POST', path: '/v1/users', headers: jsonPost(`u${n}`), body: userBody(n), status: 201 };
-        },
-      },
+      { request: 'GET /v1/users/{id}', kind: { method: 'GET', path: `/v1/users/${userId}`, headers: auth, status: 200 } },
+      { request: 'POST /v1/users, an idempotent replay', kind: { method: 'POST', path: '/v1/users', headers: jsonPost('replay'), body: replayBody, status: 201 } },
+      // The generator builds each body and key (`g<n>`).
+      { request: 'POST /v1/users, a new user (Idempotency-Key)', kind: { newUser: true, path: '/v1/users', headers: { ...auth, 'content-type': 'application/json' }, status: 201 } },
     ],
   };
 }
@@ -177,37 +211,67 @@ async function ready(child: ChildProcess): Promise<{ port: number; apiKey: strin
   return { port: Number(new URL(line.url).port), apiKey: line.api_key };
 }
 
-/** Runs the comparisons and returns the figures (bench/run.ts reads them). */
-export async function run(options: { rounds?: number; roundMs?: number } = {}): Promise<ServerFigure[]> {
-  const rounds = options.rounds ?? 7;
-  const roundMs = options.roundMs ?? 700;
+/**
+ * Runs the comparisons and returns the figures (bench/run.ts reads them). Per request kind: a
+ * warm-up of each server, then `rounds` rounds of `roundMs` on each, alternating which goes
+ * first; the median round of each. Until issue 34: 7 rounds of 0.7 s, the load from this process.
+ */
+export async function run(options: { rounds?: number; roundMs?: number; warmupMs?: number; baseline?: string | undefined } = {}): Promise<ServerFigure[]> {
+  const rounds = options.rounds ?? 9;
+  const roundMs = options.roundMs ?? 1000;
+  const warmupMs = options.warmupMs ?? 2000;
   const children: ChildProcess[] = [];
+  let generator: Generator | null = null;
   try {
     const served = serve(CLI);
     children.push(served);
     const { port, apiKey } = await ready(served);
     const prepared = await prepare(port, apiKey);
-    // The bare server answers the very bytes the real one answered.
-    const bare = spawn(process.execPath, ['-e', BARE, JSON.stringify(prepared.answers)], { stdio: ['ignore', 'pipe', 'inherit'] });
-    children.push(bare);
-    const barePort = (JSON.parse(await firstLine(bare, 'bare server')) as { port: number }).port;
-    const targets: Array<Pick<Target, 'name' | 'port'>> = [
-      { name: 'served', port },
-      { name: 'bare', port: barePort },
+    let other: { port: number; pid: number | undefined; kinds: Served['kinds'] };
+    if (options.baseline === undefined) {
+      // The bare server answers the very bytes the real one answered.
+      const bare = spawn(process.execPath, ['-e', BARE, JSON.stringify(prepared.answers)], { stdio: ['ignore', 'pipe', 'inherit'] });
+      children.push(bare);
+      other = { port: (JSON.parse(await firstLine(bare, 'bare server')) as { port: number }).port, pid: bare.pid, kinds: prepared.kinds };
+    } else {
+      // An A/B of two builds of the server (`--baseline DIR`: DIR/dist/cli.js in the bare server's place).
+      const base = serve(path.join(options.baseline, 'dist', 'cli.js'));
+      children.push(base);
+      const started = await ready(base);
+      other = { port: started.port, pid: base.pid, kinds: (await prepare(started.port, started.apiKey)).kinds };
+    }
+    generator = startGenerator();
+    const targets = [
+      { name: 'served' as const, port, pid: served.pid, kinds: prepared.kinds },
+      { name: 'bare' as const, ...other },
     ];
     const figures: ServerFigure[] = [];
-    for (const kind of prepared.kinds) {
-      for (const t of targets) await load(t.port, kind.next, 1500); // warm-up: the real server's JIT needs more than a round
-      const measured = { served: [] as number[], bare: [] as number[] };
+    for (const [k, { request }] of prepared.kinds.entries()) {
+      const kindOf = (t: (typeof targets)[number]): LoadKind => (t.kinds[k] as Served['kinds'][number]).kind;
+      // Warm-up: the real server's JIT needs more than a round; so do the bare server's and the generator's.
+      for (const t of targets) await generator.round(t.port, kindOf(t), warmupMs);
+      const measured = { served: [] as Measured[], bare: [] as Measured[] };
       for (let r = 0; r < rounds; r++) {
-        for (const t of r % 2 === 0 ? targets : [...targets].reverse()) measured[t.name as 'served' | 'bare'].push(await load(t.port, kind.next, roundMs));
+        for (const t of r % 2 === 0 ? targets : [...targets].reverse()) measured[t.name].push(await measure(generator, t.port, t.pid, kindOf(t), roundMs));
       }
-      const s = median(measured.served);
-      const b = median(measured.bare);
-      figures.push({ request: kind.request, served: Math.round(s), bare: Math.round(b), ratio: s / b, rounds: { served: measured.served.map(Math.round), bare: measured.bare.map(Math.round) } });
+      const s = median(measured.served.map((m) => m.perSecond));
+      const b = median(measured.bare.map((m) => m.perSecond));
+      const cpu = (ms: Measured[]): number | null => (ms.some((m) => m.cpuMicros === null) ? null : median(ms.map((m) => m.cpuMicros as number)));
+      const cpuMicros = { served: cpu(measured.served), bare: cpu(measured.bare) };
+      figures.push({
+        request,
+        served: Math.round(s),
+        bare: Math.round(b),
+        ratio: s / b,
+        cpuMicros,
+        cpuRatio: cpuMicros.served === null || cpuMicros.bare === null ? null : cpuMicros.bare / cpuMicros.served,
+        generatorBusy: median(measured.bare.map((m) => m.generatorBusy)),
+        rounds: { served: measured.served.map((m) => Math.round(m.perSecond)), bare: measured.bare.map((m) => Math.round(m.perSecond)) },
+      });
     }
     return figures;
   } finally {
+    generator?.close();
     agent.destroy();
     for (const c of children) c.kill('SIGKILL');
   }
@@ -243,6 +307,7 @@ export async function profileServer(options: { seconds?: number; top?: number; d
   const seconds = options.seconds ?? 4;
   const dir = mkdtempSync(path.join(tmpdir(), 'pix-usdt-server-profile-'));
   const children: ChildProcess[] = [];
+  let generator: Generator | null = null;
   try {
     const cli = path.join(dir, 'cli.js');
     // The CLI as tsup builds it (tsup.config.ts), without minifying: each module keeps its `// src/...` comment.
@@ -269,9 +334,11 @@ export async function profileServer(options: { seconds?: number; top?: number; d
       const { port, apiKey } = await ready(served);
       const prepared = await prepare(port, apiKey);
       const kind = prepared.kinds[k] as Served['kinds'][number];
-      await load(port, kind.next, 1500);
+      generator ??= startGenerator();
+      await generator.round(port, kind.kind, 1500);
       const window = { from: monotonicMicros(), to: 0 };
-      const perSecond = await load(port, kind.next, seconds * 1000);
+      const round = await generator.round(port, kind.kind, seconds * 1000);
+      const perSecond = (round.done / round.ms) * 1000;
       window.to = monotonicMicros();
       const exited = new Promise((resolve) => served.once('exit', resolve));
       served.kill('SIGINT');
@@ -285,6 +352,7 @@ export async function profileServer(options: { seconds?: number; top?: number; d
     }
     return out;
   } finally {
+    generator?.close();
     agent.destroy();
     for (const c of children) c.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
@@ -302,5 +370,11 @@ if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv.includes(
     for (const l of p.layers) console.log(`  ${l.layer.padEnd(56)} ${(100 * l.share).toFixed(1).padStart(5)}%`);
   }
 } else if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  for (const f of await run()) console.log(`${f.request.padEnd(34)} served ${f.served} /s, bare ${f.bare} /s: x${f.ratio.toFixed(2)}  (served ${f.rounds.served.join(' ')}; bare ${f.rounds.bare.join(' ')})`);
+  // `--baseline DIR`: this build against DIR's (a checkout with its own `npm run build`), in the bare server's place.
+  const figures = await run({ rounds: Number(flag('--rounds') ?? 9), roundMs: Number(flag('--round-ms') ?? 1000), baseline: flag('--baseline') });
+  for (const f of figures) {
+    const cpu = f.cpuRatio === null ? '' : `; CPU per answer ${f.cpuMicros.served?.toFixed(1)} us vs ${f.cpuMicros.bare?.toFixed(1)} us: x${f.cpuRatio.toFixed(2)}`;
+    console.log(`${f.request.padEnd(34)} served ${f.served} /s, bare ${f.bare} /s: x${f.ratio.toFixed(2)}${cpu}; generator ${Math.round(100 * f.generatorBusy)}% of a core in the bare rounds`);
+    console.log(`  (served ${f.rounds.served.join(' ')}; bare ${f.rounds.bare.join(' ')})`);
+  }
 }

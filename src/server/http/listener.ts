@@ -89,8 +89,8 @@ function tooLarge(limit: number): Refusal {
 
 /** The largest body a request target may send: a fork's tenant document is larger than any other body. */
 export function bodyLimitOf(target: string | undefined): number {
-  const path = (target ?? '').split('?')[0];
-  return path === TENANTS_PATH ? SNAPSHOT_BODY_BYTES : MAX_BODY;
+  if (target === undefined || !target.startsWith(TENANTS_PATH)) return MAX_BODY;
+  return target.length === TENANTS_PATH.length || target.charCodeAt(TENANTS_PATH.length) === 63 /* ? */ ? SNAPSHOT_BODY_BYTES : MAX_BODY;
 }
 
 /** Reads the body, refusing more than `limit` bytes (checked on Content-Length first, then while streaming). */
@@ -111,10 +111,20 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       chunks.push(chunk);
     };
     req.on('data', onData);
-    req.once('end', () => resolve(Buffer.concat(chunks)));
+    // One chunk (a small body, the usual case) is handed on as it is: no copy.
+    req.once('end', () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size)));
     // The client went away mid-body: nobody will read the answer, but the log would show a 400, not a 500.
     req.once('error', () => reject(refusal('The request body was cut short.')));
   });
+}
+
+/** A header value without the spaces and tabs around it (Node's parser leaves trailing ones); most have none. */
+function trimmed(value: string): string {
+  const n = value.length;
+  if (n === 0) return value;
+  const first = value.charCodeAt(0);
+  const last = value.charCodeAt(n - 1);
+  return first === 32 || first === 9 || last === 32 || last === 9 ? value.replace(/^[\t ]+|[\t ]+$/g, '') : value;
 }
 
 /** The method the sandbox is asked with: HEAD is GET without the body; methods `Request` refuses get a stand-in. */
@@ -123,8 +133,11 @@ function askedMethod(method: string): string {
   return FORBIDDEN_METHODS.has(method) ? STAND_IN_METHOD : method;
 }
 
-/** The request as the sandbox reads it. Only the path and query of `req.url` are used; the origin is ours. */
-async function toIncoming(req: IncomingMessage, method: string, origin: string): Promise<Incoming> {
+/**
+ * The request as the sandbox reads it. Only the path and query of `req.url` are used; the origin
+ * is ours. Synchronous when there is no body to read (a GET): no promise on that path.
+ */
+function toIncoming(req: IncomingMessage, method: string, origin: string): Incoming | Promise<Incoming> {
   const target = req.url ?? '';
   if (!target.startsWith('/') || target.startsWith('//')) throw refusal('The request target must be an absolute path.');
   const asked = askedMethod(method);
@@ -132,24 +145,28 @@ async function toIncoming(req: IncomingMessage, method: string, origin: string):
   const raw = req.rawHeaders;
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = raw[i] as string;
-    const value = (raw[i + 1] as string).replace(/^[\t ]+|[\t ]+$/g, '');
+    const value = trimmed(raw[i + 1] as string);
     if (!TOKEN.test(name) || !FIELD_VALUE.test(value)) throw refusal('The request headers are malformed.');
     const key = name.toLowerCase();
     const previous = headers.get(key);
     headers.set(key, previous === undefined ? value : `${previous}, ${value}`);
   }
-  const body = NO_BODY.has(asked) ? null : await readBody(req, bodyLimitOf(target));
-  // A target in the form a URL parser gives (what clients send) is not parsed again.
-  let parts = targetParts(target);
-  if (parts === null) {
-    try {
-      const url = new URL(origin + target);
-      parts = { path: url.pathname, search: url.search };
-    } catch {
-      throw refusal('The request is malformed.');
-    }
+  const href = origin + target;
+  if (NO_BODY.has(asked)) return incomingOfParts(asked, partsOf(target, href), href, headers, null);
+  // The body is read before the target is checked: a refused target leaves nothing unread.
+  return readBody(req, bodyLimitOf(target)).then((body) => incomingOfParts(asked, partsOf(target, href), href, headers, body));
+}
+
+/** The path and query of a target; one in the form a URL parser gives (what clients send) is not parsed again. */
+function partsOf(target: string, href: string): { path: string; search: string } {
+  const parts = targetParts(target);
+  if (parts !== null) return parts;
+  try {
+    const url = new URL(href);
+    return { path: url.pathname, search: url.search };
+  } catch {
+    throw refusal('The request is malformed.');
   }
-  return incomingOfParts(asked, parts, origin + target, headers, body);
 }
 
 /**
@@ -198,11 +215,21 @@ export interface WriteOptions {
 export function writeAnswer(res: ServerResponse, answer: Answer, options: WriteOptions = {}): void {
   let body = answer.body;
   if (body !== null && options.method !== undefined && FORBIDDEN_METHODS.has(options.method)) body = body.replace(`No route for ${STAND_IN_METHOD} `, `No route for ${options.method} `);
-  // The answer's own headers win: a preflight's `vary` names more than `Origin`.
-  const headers: Record<string, string> = options.extra ? { ...options.extra, ...answer.headers } : { ...answer.headers };
-  if (body !== null) headers['content-length'] = String(Buffer.byteLength(body));
-  if (options.close === true) headers['connection'] = 'close';
-  res.writeHead(answer.status, headers);
+  // One flat list of names and values, as Node's `writeHead` takes it: no copy of the answer's
+  // headers into a new object. The answer's own headers win over the extra ones (a preflight's
+  // `vary` names more than `Origin`), in the order an object spread of the two would give.
+  const own = answer.headers;
+  const list: string[] = [];
+  const extra = options.extra;
+  if (extra) for (const name in extra) list.push(name, own[name] ?? (extra[name] as string));
+  for (const name in own) {
+    if (extra?.[name] !== undefined) continue;
+    if ((name === 'content-length' && body !== null) || (name === 'connection' && options.close === true)) continue;
+    list.push(name, own[name] as string);
+  }
+  if (body !== null) list.push('content-length', String(Buffer.byteLength(body)));
+  if (options.close === true) list.push('connection', 'close');
+  res.writeHead(answer.status, list);
   const sent = options.head === true ? undefined : (body ?? undefined);
   if (!options.drain) {
     res.end(sent);
@@ -232,14 +259,23 @@ interface Reply {
   linger: boolean;
 }
 
-// When each request arrived, for the log line of a request that Node itself ends (a timeout).
-const arrivedAt = new WeakMap<IncomingMessage, number>();
+// When each request arrived, for the log line of a request that Node itself ends (a timeout): a
+// property of the request under a symbol of ours (cheaper per request than a WeakMap's entry).
+const ARRIVED = Symbol('arrived');
+type Arrived = IncomingMessage & { [ARRIVED]?: number };
 
 /** The `http.Server` request listener over a sandbox. */
 export function createListener(sandbox: Dispatcher, options: ListenerOptions): (req: IncomingMessage, res: ServerResponse) => void {
   const cors = options.cors ?? new CorsPolicy();
 
-  const answerOf = async (req: IncomingMessage, method: string, arrived: number): Promise<Reply> => {
+  // The one error branch: a refused request, a closed sandbox, anything unexpected.
+  const failure = (error: unknown): Reply => {
+    const e = error instanceof Refusal ? error : new Refusal({ status: 500, code: 'internal_error', message: 'An unexpected error occurred.' });
+    return { answer: ownAnswer(e.envelope), own: true, close: e.close, linger: e.linger };
+  };
+
+  // The answer, or a promise of it: a preflight is answered at once, the rest by the sandbox.
+  const replyOf = (req: IncomingMessage, method: string, arrived: number): Reply | Promise<Answer> => {
     const origin = req.headers.origin;
     if (origin !== undefined && isPreflight(method, req.headers)) {
       if (cors.allows(origin)) {
@@ -249,22 +285,12 @@ export function createListener(sandbox: Dispatcher, options: ListenerOptions): (
       const message = `The origin ${origin} may not call this server: start it with --cors-origin ${origin}.`;
       throw new Refusal({ status: 400, code: 'validation_error', message, details: { issues: [{ path: 'Origin', message: 'Not an allowed origin' }] } });
     }
-    const incoming = await toIncoming(req, method, options.origin);
-    return { answer: await sandbox.dispatch(incoming, { at: arrived, method }), own: false, close: false, linger: false };
+    const incoming = toIncoming(req, method, options.origin);
+    const arrival = { at: arrived, method };
+    return incoming instanceof Promise ? incoming.then((i) => sandbox.dispatch(i, arrival)) : sandbox.dispatch(incoming, arrival);
   };
 
-  const respond = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const arrived = performance.now();
-    arrivedAt.set(req, arrived);
-    const method = (req.method ?? 'GET').toUpperCase();
-    let reply: Reply;
-    try {
-      reply = await answerOf(req, method, arrived);
-    } catch (error) {
-      // The one error branch: a refused request, a closed sandbox, anything unexpected.
-      const e = error instanceof Refusal ? error : new Refusal({ status: 500, code: 'internal_error', message: 'An unexpected error occurred.' });
-      reply = { answer: ownAnswer(e.envelope), own: true, close: e.close, linger: e.linger };
-    }
+  const finish = (req: IncomingMessage, res: ServerResponse, method: string, arrived: number, reply: Reply): void => {
     const { answer } = reply;
     // An injected network fault: drop the connection, so the client sees a network error.
     if (answer.headers[NETWORK_FAULT_HEADER] !== undefined) res.socket?.destroy();
@@ -283,9 +309,30 @@ export function createListener(sandbox: Dispatcher, options: ListenerOptions): (
     if (reply.own) recordOwn(sandbox.requests, { method, path: logPath(req.url), status: answer.status, requestId: answer.headers['x-request-id'] ?? '-', arrived });
   };
 
+  // Only a write that throws (the socket went away mid-answer) lands in `finish`'s catch: nothing left to tell anyone.
+  const finishOrDestroy = (req: IncomingMessage, res: ServerResponse, method: string, arrived: number, reply: Reply): void => {
+    try {
+      finish(req, res, method, arrived, reply);
+    } catch {
+      res.destroy();
+    }
+  };
+
   return (req, res) => {
-    // Only a write that throws (the socket went away mid-answer) lands here: nothing left to tell anyone.
-    void respond(req, res).catch(() => res.destroy());
+    const arrived = performance.now();
+    (req as Arrived)[ARRIVED] = arrived;
+    const method = (req.method ?? 'GET').toUpperCase();
+    let pending: Reply | Promise<Answer>;
+    try {
+      pending = replyOf(req, method, arrived);
+    } catch (error) {
+      pending = failure(error);
+    }
+    if (!(pending instanceof Promise)) return finishOrDestroy(req, res, method, arrived, pending);
+    pending.then(
+      (answer) => finishOrDestroy(req, res, method, arrived, { answer, own: false, close: false, linger: false }),
+      (error: unknown) => finishOrDestroy(req, res, method, arrived, failure(error)),
+    );
   };
 }
 
@@ -362,7 +409,7 @@ export function createClientErrorHandler(options: ClientErrorOptions): (error: N
       'connection: close',
     ];
     socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`, () => socket.destroy());
-    const arrived = req === undefined ? undefined : arrivedAt.get(req);
+    const arrived = req === undefined ? undefined : (req as Arrived)[ARRIVED];
     recordOwn(options.log, {
       method: req?.method ?? '-',
       path: req === undefined ? '-' : logPath(req.url),

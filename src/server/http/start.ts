@@ -151,7 +151,10 @@ export async function startServer(options: ServerOptions, log: (line: string) =>
     else writeAnswer(res, ownAnswer({ status: 500, code: 'internal_error', message: 'An unexpected error occurred.' }));
   };
   const listener: http.RequestListener = (req, res) => {
-    const path = (req.url ?? '').split('?')[0] ?? '';
+    const url = req.url ?? '';
+    // The feed and the console live under `/_`; an API path goes on without being split.
+    if (url.charCodeAt(1) !== 95 /* _ */) return api(req, res);
+    const path = url.split('?')[0] ?? '';
     if (path === LOG_FEED_PATH) void serveWeb(req, res, origin, (request) => requests.serveFeed(request, access)).catch(() => failed(res));
     else if (isInspectorPath(path)) void serveInspector(sandbox, origin, req, res).catch(() => failed(res));
     else api(req, res);
