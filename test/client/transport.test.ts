@@ -24,3 +24,51 @@ describe('a custom fetch that throws synchronously', () => {
     expect(waits).toHaveLength(2);
   });
 });
+
+// `sandbox.fetch` carries an exchange under this global symbol (src/sandbox/http/fetch.ts): the
+// client calls it instead of the fetch, and builds no Response unless asked (issue 34).
+describe('a fetch that carries an in-process exchange', () => {
+  const USER = { id: USER_ID, external_id: 'x', name: 'N', document_type: 'cpf', document_number: '52998224725', kyc_status: 'approved', created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' };
+
+  function exchanging(answers: Array<{ status: number; body: unknown; headers?: Record<string, string> }>) {
+    const calls: Array<{ url: string; init: RequestInit }> = [];
+    let built = 0;
+    const fetch = () => Promise.reject(new Error('the fetch itself is not called'));
+    Object.defineProperty(fetch, Symbol.for('pix-usdt.in-process'), {
+      value: async (url: string, init: RequestInit) => {
+        calls.push({ url, init });
+        const { status, body, headers = {} } = answers.shift() as (typeof answers)[number];
+        const text = JSON.stringify(body);
+        let response: Response | undefined;
+        return {
+          status,
+          text,
+          header: (name: string) => headers[name.toLowerCase()] ?? null,
+          response: () => (response ??= (built++, new Response(text, { status, headers }))),
+        };
+      },
+    });
+    return { fetch, calls, built: () => built };
+  }
+
+  it('sends the same request through it, and reads status, headers and body from its answer', async () => {
+    const ex = exchanging([
+      { status: 429, body: { code: 'rate_limit_exceeded', message: 'slow down', request_id: 'req_1' }, headers: { 'retry-after': '7' } },
+      { status: 201, body: USER, headers: { 'x-request-id': 'req_2', 'idempotent-replayed': 'true' } },
+    ]);
+    const waits: number[] = [];
+    const client = new PixUsdt({ apiKey: KEY, fetch: ex.fetch, sleep: async (ms) => void waits.push(ms) });
+    const answer = await client.users.create({ external_id: 'x', name: 'N', document_type: 'cpf', document_number: '52998224725' }, { idempotencyKey: 'k' }).withResponse();
+    expect(waits).toEqual([7000]);
+    expect(ex.calls.map((c) => [c.url, c.init.method, (c.init.headers as Record<string, string>)['idempotency-key']])).toEqual([
+      ['https://sandbox.pix-usdt.com/v1/users', 'POST', 'k'],
+      ['https://sandbox.pix-usdt.com/v1/users', 'POST', 'k'],
+    ]);
+    expect([answer.data, answer.requestId, answer.idempotentReplayed, answer.attempts]).toEqual([USER, 'req_2', true, 2]);
+    // The Response is built when asked for, once.
+    expect(ex.built()).toBe(0);
+    expect(answer.response.status).toBe(201);
+    expect({ ...answer }.response).toBe(answer.response);
+    expect(ex.built()).toBe(1);
+  });
+});
