@@ -30,7 +30,7 @@ import {
   type PixUsdtError,
 } from './errors.js';
 import type { NormalizedOptions } from './options.js';
-import { ApiPromise, type ResponseInfo, type WithResponse } from './api-promise.js';
+import { ApiPromise, type WithResponse } from './api-promise.js';
 import { Page, PagePromise } from './pagination.js';
 import { decideRetry, retryAfterMs, type AttemptFailure } from './retry.js';
 import { unwatch, watch, type Watch } from './watchdog.js';
@@ -160,7 +160,7 @@ export class Transport {
           const data = this.#parse(spec.model, text, status, headerRequestId, base(attempt));
           // The reference's spelling of the header (names are case-insensitive).
           const idempotentReplayed = received.header('Idempotent-Replayed') === 'true';
-          return withData(received, data, { requestId: headerRequestId, idempotencyKey, idempotentReplayed, attempts: attempt });
+          return new Answered(data, received, headerRequestId, idempotencyKey, idempotentReplayed, attempt);
         }
         const envelope = parseJson(text);
         const code = typeof envelope?.['code'] === 'string' ? envelope['code'] : undefined;
@@ -221,7 +221,8 @@ export class Transport {
     const fetchPage = async (cursor: string | undefined): Promise<WithResponse<Page<T>>> => {
       const query = cursor === undefined ? params : { ...params, cursor };
       const answer = await this.#send({ method: 'GET', path, query, model: item }, options);
-      return withData({ response: () => answer.response }, new Page(answer.data, async (next) => (await fetchPage(next)).data), answer);
+      const page = new Page(answer.data, async (next) => (await fetchPage(next)).data);
+      return answer instanceof Answered ? answer.with(page) : { ...answer, data: page };
     };
     return new PagePromise(fetchPage(undefined));
   }
@@ -326,22 +327,32 @@ export class Transport {
 }
 
 /**
- * A call's result: `data` and what the answer said. `response` is read from the answer when asked
- * for (an own enumerable getter, so a spread copies it): from the sandbox in this process it is
- * only then built.
+ * A call's result as the transport hands it to {@link ApiPromise}: `data` and what the answer
+ * said, the `response` read from the answer only when asked for (from the sandbox in this
+ * process, only then built). `withResponse()` gives a plain copy of it.
  */
-function withData<T>(from: { response(): Response }, data: T, info: Omit<ResponseInfo, 'response'>): WithResponse<T> {
-  const { requestId, idempotencyKey, idempotentReplayed, attempts } = info;
-  return {
-    data,
-    get response(): Response {
-      return from.response();
-    },
-    requestId,
-    idempotencyKey,
-    idempotentReplayed,
-    attempts,
-  };
+class Answered<T> implements WithResponse<T> {
+  readonly #received: Received;
+
+  constructor(
+    readonly data: T,
+    received: Received,
+    readonly requestId: string | null,
+    readonly idempotencyKey: string | undefined,
+    readonly idempotentReplayed: boolean,
+    readonly attempts: number,
+  ) {
+    this.#received = received;
+  }
+
+  get response(): Response {
+    return this.#received.response();
+  }
+
+  /** The same answer with other data (a page over the listing's envelope). */
+  with<U>(data: U): Answered<U> {
+    return new Answered(data, this.#received, this.requestId, this.idempotencyKey, this.idempotentReplayed, this.attempts);
+  }
 }
 
 function parseJson(text: string): Record<string, unknown> | undefined {

@@ -58,17 +58,20 @@ describe('a fetch that carries an in-process exchange', () => {
     ]);
     const waits: number[] = [];
     const client = new PixUsdt({ apiKey: KEY, fetch: ex.fetch, sleep: async (ms) => void waits.push(ms) });
-    const answer = await client.users.create({ external_id: 'x', name: 'N', document_type: 'cpf', document_number: '52998224725' }, { idempotencyKey: 'k' }).withResponse();
+    const call = client.users.create({ external_id: 'x', name: 'N', document_type: 'cpf', document_number: '52998224725' }, { idempotencyKey: 'k' });
+    expect(await call).toEqual(USER);
+    // Awaiting the data builds no Response; withResponse() builds it, once.
+    expect(ex.built()).toBe(0);
+    const answer = await call.withResponse();
     expect(waits).toEqual([7000]);
     expect(ex.calls.map((c) => [c.url, c.init.method, (c.init.headers as Record<string, string>)['idempotency-key']])).toEqual([
       ['https://sandbox.pix-usdt.com/v1/users', 'POST', 'k'],
       ['https://sandbox.pix-usdt.com/v1/users', 'POST', 'k'],
     ]);
     expect([answer.data, answer.requestId, answer.idempotentReplayed, answer.attempts]).toEqual([USER, 'req_2', true, 2]);
-    // The Response is built when asked for, once.
-    expect(ex.built()).toBe(0);
     expect(answer.response.status).toBe(201);
     expect({ ...answer }.response).toBe(answer.response);
+    expect(await call.withResponse()).toBe(answer);
     expect(ex.built()).toBe(1);
   });
 });
