@@ -32,19 +32,20 @@ class Exchanged implements InProcessAnswer {
   readonly status: number;
   readonly text: string;
   readonly #answer: Answer;
-  // Whether the headers' record reads as a `Headers` would (`plainRecord`), found on first need.
-  #plain: boolean | undefined;
   #response: Response | undefined;
 
   constructor(answer: Answer) {
     this.status = answer.status;
     this.text = answer.body ?? '';
     this.#answer = answer;
+    // Headers a `Headers` would change (or refuse: then this throws, and the exchange rejects as
+    // `fetch` does) are read through the `Response`.
+    if (!plainRecord(answer.headers)) this.response();
   }
 
   header(name: string): string | null {
     const headers = this.#answer.headers;
-    if (typeof name === 'string' && TOKEN.test(name) && (this.#plain ??= plainRecord(headers))) {
+    if (this.#response === undefined && typeof name === 'string' && TOKEN.test(name)) {
       const key = name.toLowerCase();
       return Object.hasOwn(headers, key) ? (headers[key] as string) : null;
     }

@@ -280,4 +280,12 @@ describe('the in-process exchange of sandbox.fetch', () => {
     expect([answer.header('x-custom'), answer.header('X-CUSTOM'), answer.header('content-type')]).toEqual(['kept', 'kept', 'application/json']);
     expect(() => answer.header('bad name')).toThrow(TypeError);
   });
+
+  it('rejects an answer whose headers a Response refuses, as fetch does', async () => {
+    const sandbox = createSandbox();
+    sandbox.use('bad', async () => ({ status: 200, body: '{}', headers: { 'x-bad': 'a\r\nb' } }));
+    const init = { headers: { authorization: `Bearer ${sandbox.apiKey}` } };
+    await expect(sandbox.fetch('/v1/users', init)).rejects.toThrow(TypeError);
+    await expect(exchangeOf(sandbox)('/v1/users', init)).rejects.toThrow(TypeError);
+  });
 });
