@@ -73,8 +73,9 @@ interface Received {
  * The key under which `sandbox.fetch` carries its in-process exchange (src/sandbox/http/fetch.ts,
  * the same global symbol: the client does not import the sandbox). Called as `fetch` is, it
  * answers a {@link Received} instead of a `Response` (issue 34: building and reading a `Response`
- * was about a tenth of an in-process call). Only the very function the sandbox hands out has it:
- * a `fetch` that wraps it (a logger, msw) is called as any `fetch`.
+ * was about a tenth of an in-process call). It is `{ of, exchange }`, used only when `of` is the
+ * `fetch` option itself: a `fetch` that wraps `sandbox.fetch` (a logger, msw, a test spy, which
+ * may copy its properties) is called as any `fetch`.
  */
 const IN_PROCESS = Symbol.for('pix-usdt.in-process');
 
@@ -96,8 +97,9 @@ export class Transport {
 
   constructor(options: NormalizedOptions, events: EventEmitter<ClientEvents>) {
     this.#o = options;
-    const exchange: unknown = (options.fetch as { [IN_PROCESS]?: unknown } | undefined)?.[IN_PROCESS];
-    this.#exchange = typeof exchange === 'function' ? (exchange as Exchange) : undefined;
+    // Only on the very function that carries it: a spy or wrapper may copy the property.
+    const carried = (options.fetch as { [IN_PROCESS]?: { of?: unknown; exchange?: unknown } } | undefined)?.[IN_PROCESS];
+    this.#exchange = carried?.of === options.fetch && typeof carried?.exchange === 'function' ? (carried.exchange as Exchange) : undefined;
     this.#authorization = `Bearer ${options.apiKey}`;
     this.#events = events;
   }

@@ -249,9 +249,11 @@ export class SandboxImpl implements Sandbox {
       }
     };
     const fetch: Sandbox['fetch'] = (input, init) => dispatch(input, init).then(fetchAnswer);
-    // Our client, handed this very function, calls this instead (issue 34; docs/decisions.md): the
-    // same request and the same answer, without a `Response` unless the caller asks for one.
-    Object.defineProperty(fetch, IN_PROCESS, { value: (input: RequestInfo | URL, init: RequestInit | undefined) => dispatch(input, init).then(exchangeAnswer) });
+    // Our client, handed this very function (`of`: not a spy or wrapper that copied its
+    // properties), calls `exchange` instead (issue 34; docs/decisions.md): the same request and
+    // the same answer, without a `Response` unless the caller asks for one.
+    const exchange = (input: RequestInfo | URL, init: RequestInit | undefined): Promise<InProcessAnswer> => dispatch(input, init).then(exchangeAnswer);
+    Object.defineProperty(fetch, IN_PROCESS, { value: Object.freeze({ of: fetch, exchange }) });
     this.fetch = fetch;
     this.clock = this.clockOf(() => this.#platform.defaultTenantId);
     this.settings = this.settingsOf(() => this.#platform.defaultTenantId);

@@ -1,6 +1,7 @@
 // The attempt itself: a custom fetch that misbehaves is handled like a network failure.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { PixUsdt, isConnectionError } from '../../src/index.js';
+import { createSandbox } from '../../src/sandbox/index.js';
 
 const KEY = `sk_test_${'a'.repeat(32)}`;
 const USER_ID = '6f1c0a34-5d8e-4b7a-9c1d-2e3f4a5b6c7d';
@@ -35,7 +36,9 @@ describe('a fetch that carries an in-process exchange', () => {
     let built = 0;
     const fetch = () => Promise.reject(new Error('the fetch itself is not called'));
     Object.defineProperty(fetch, Symbol.for('pix-usdt.in-process'), {
-      value: async (url: string, init: RequestInit) => {
+      value: {
+        of: fetch,
+        exchange: async (url: string, init: RequestInit) => {
         calls.push({ url, init });
         const { status, body, headers = {} } = answers.shift() as (typeof answers)[number];
         const text = JSON.stringify(body);
@@ -46,6 +49,7 @@ describe('a fetch that carries an in-process exchange', () => {
           header: (name: string) => headers[name.toLowerCase()] ?? null,
           response: () => (response ??= (built++, new Response(text, { status, headers }))),
         };
+        },
       },
     });
     return { fetch, calls, built: () => built };
@@ -73,5 +77,18 @@ describe('a fetch that carries an in-process exchange', () => {
     expect({ ...answer }.response).toBe(answer.response);
     expect(await call.withResponse()).toBe(answer);
     expect(ex.built()).toBe(1);
+  });
+});
+
+describe('a spy or wrapper around sandbox.fetch', () => {
+  it('is called for every attempt, though it may copy the exchange the sandbox carries', async () => {
+    const sandbox = createSandbox({ seed: 'spy' });
+    const spy = vi.fn(sandbox.fetch);
+    // vitest's spies copy the function's own properties, the exchange's symbol included.
+    expect((spy as unknown as Record<symbol, unknown>)[Symbol.for('pix-usdt.in-process')]).toBeDefined();
+    const client = new PixUsdt({ apiKey: sandbox.apiKey, fetch: spy });
+    const user = await client.users.create({ external_id: 'spy', name: 'Spy', document_type: 'cpf', document_number: '52998224725' });
+    await client.users.retrieve(user.id);
+    expect(spy).toHaveBeenCalledTimes(2);
   });
 });

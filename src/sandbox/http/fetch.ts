@@ -12,8 +12,10 @@ import { type Answer, type HeaderReader, type Incoming, MapHeaders, targetParts 
 
 /**
  * The key of the exchange `sandbox.fetch` carries for our own client (src/client/transport.ts
- * reads the same global symbol: the client never imports the sandbox). Called as `fetch` is,
- * with the same request, it answers an {@link InProcessAnswer} instead of a `Response`.
+ * reads the same global symbol: the client never imports the sandbox), as `{ of, exchange }`:
+ * `of` is the fetch that carries it (a spy or wrapper that copies the property is not it, and is
+ * called as a `fetch`); `exchange`, called as `fetch` is, with the same request, answers an
+ * {@link InProcessAnswer} instead of a `Response`.
  */
 export const IN_PROCESS = Symbol.for('pix-usdt.in-process');
 

@@ -238,7 +238,11 @@ describe('the Response of sandbox.fetch', () => {
 // as `fetch` takes it, the same answer, and a `Response` only on demand.
 describe('the in-process exchange of sandbox.fetch', () => {
   type Exchange = (input: string | URL, init: RequestInit | undefined) => Promise<{ status: number; text: string; header(name: string): string | null; response(): Response }>;
-  const exchangeOf = (sandbox: Sandbox): Exchange => (sandbox.fetch as unknown as Record<symbol, Exchange>)[Symbol.for('pix-usdt.in-process')] as Exchange;
+  const exchangeOf = (sandbox: Sandbox): Exchange => {
+    const carried = (sandbox.fetch as unknown as Record<symbol, { of: unknown; exchange: Exchange }>)[Symbol.for('pix-usdt.in-process')];
+    expect(carried?.of).toBe(sandbox.fetch);
+    return carried?.exchange as Exchange;
+  };
 
   it('answers every case as sandbox.fetch does, changing the same state', async () => {
     for (const [name, make] of cases) {
