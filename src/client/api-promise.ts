@@ -34,6 +34,7 @@ export interface WithResponse<T> extends ResponseInfo {
  */
 export class ApiPromise<T> extends Promise<T> {
   readonly #answer: Promise<WithResponse<T>>;
+  #withResponse: Promise<WithResponse<T>> | undefined;
 
   /** Made by the client: `answer` is the call, resolving to the data and its response. */
   constructor(answer: Promise<WithResponse<T>>) {
@@ -52,7 +53,8 @@ export class ApiPromise<T> extends Promise<T> {
 
   /** The parsed data together with the answer it came from (`response`, request id, replay flag, attempts). */
   withResponse(): Promise<WithResponse<T>> {
-    return this.#answer;
+    // A plain object: the client's own may read `response` only when asked (src/client/transport.ts).
+    return (this.#withResponse ??= this.#answer.then((answer) => ({ ...answer, response: answer.response })));
   }
 
   /** Like `Promise.prototype.then`, on the parsed data. */

@@ -57,16 +57,49 @@ const INDETERMINATE =
 
 type Stop = 'timeout' | 'abort';
 
-type Answer = { ok: true; response: Response; text: string } | { ok: false; kind: 'network' | 'timeout' | 'abort'; cause: unknown; sent: boolean };
+/**
+ * An answer as the transport reads it. From a `fetch`, a `Response` read whole; from the sandbox in
+ * this process ({@link IN_PROCESS}), the sandbox's own answer, with the `Response` built only if the
+ * caller asks for it (`.withResponse().response`).
+ */
+interface Received {
+  readonly status: number;
+  readonly text: string;
+  header(name: string): string | null;
+  response(): Response;
+}
+
+/**
+ * The key under which `sandbox.fetch` carries its in-process exchange (src/sandbox/http/fetch.ts,
+ * the same global symbol: the client does not import the sandbox). Called as `fetch` is, it
+ * answers a {@link Received} instead of a `Response` (issue 34: building and reading a `Response`
+ * was about a tenth of an in-process call). It is `{ of, exchange }`, used only when `of` is the
+ * `fetch` option itself: a `fetch` that wraps `sandbox.fetch` (a logger, msw, a test spy, which
+ * may copy its properties) is called as any `fetch`.
+ */
+const IN_PROCESS = Symbol.for('pix-usdt.in-process');
+
+type Exchange = (input: string, init: RequestInit) => Promise<Received>;
+
+type Answer = { ok: true; received: Received } | { ok: false; kind: 'network' | 'timeout' | 'abort'; cause: unknown; sent: boolean };
+
+// A `fetch` answer read whole, as a {@link Received}.
+function readWhole(response: Response, text: string): Received {
+  return { status: response.status, text, header: (name) => response.headers.get(name), response: () => response };
+}
 
 /** Sends requests for the resources. Holds the API key in a private field only. */
 export class Transport {
   readonly #o: NormalizedOptions;
   readonly #authorization: string;
   readonly #events: EventEmitter<ClientEvents>;
+  readonly #exchange: Exchange | undefined;
 
   constructor(options: NormalizedOptions, events: EventEmitter<ClientEvents>) {
     this.#o = options;
+    // Only on the very function that carries it: a spy or wrapper may copy the property.
+    const carried = (options.fetch as { [IN_PROCESS]?: { of?: unknown; exchange?: unknown } } | undefined)?.[IN_PROCESS];
+    this.#exchange = carried?.of === options.fetch && typeof carried?.exchange === 'function' ? (carried.exchange as Exchange) : undefined;
     this.#authorization = `Bearer ${options.apiKey}`;
     this.#events = events;
   }
@@ -121,20 +154,20 @@ export class Transport {
       let failure: AttemptFailure;
       let error: PixUsdtError;
       if (answer.ok) {
-        const { response, text } = answer;
-        const status = response.status;
-        const headerRequestId = response.headers.get('x-request-id');
+        const received = answer.received;
+        const { status, text } = received;
+        const headerRequestId = received.header('x-request-id');
         if (events.listenerCount('response') > 0) events.emit('response', { ...base(attempt), status, requestId: headerRequestId });
         if (status >= 200 && status < 300) {
           const data = this.#parse(spec.model, text, status, headerRequestId, base(attempt));
-          // The reference's spelling of the header (Headers are case-insensitive).
-          const idempotentReplayed = response.headers.get('Idempotent-Replayed') === 'true';
-          return { data, response, requestId: headerRequestId, idempotencyKey, idempotentReplayed, attempts: attempt };
+          // The reference's spelling of the header (names are case-insensitive).
+          const idempotentReplayed = received.header('Idempotent-Replayed') === 'true';
+          return new Answered(data, received, headerRequestId, idempotencyKey, idempotentReplayed, attempt);
         }
         const envelope = parseJson(text);
         const code = typeof envelope?.['code'] === 'string' ? envelope['code'] : undefined;
         const details = envelope?.['details'] as Record<string, unknown> | undefined;
-        const wait = retryAfterMs(response.headers.get('retry-after'), details?.['retry_after_seconds'], now());
+        const wait = retryAfterMs(received.header('retry-after'), details?.['retry_after_seconds'], now());
         failure = { kind: 'status', status, code, retryAfterMs: wait };
         const indeterminate = mutation && unanswered && status >= 500;
         error = makeApiError({ status, body: envelope, headerRequestId, idempotencyKey, indeterminate });
@@ -190,7 +223,8 @@ export class Transport {
     const fetchPage = async (cursor: string | undefined): Promise<WithResponse<Page<T>>> => {
       const query = cursor === undefined ? params : { ...params, cursor };
       const answer = await this.#send({ method: 'GET', path, query, model: item }, options);
-      return { ...answer, data: new Page(answer.data, async (next) => (await fetchPage(next)).data) };
+      const page = new Page(answer.data, async (next) => (await fetchPage(next)).data);
+      return answer instanceof Answered ? answer.with(page) : { ...answer, data: page };
     };
     return new PagePromise(fetchPage(undefined));
   }
@@ -207,10 +241,11 @@ export class Transport {
     if (body !== undefined) init.body = body;
     if (signal !== undefined) init.signal = signal;
     const custom = this.#o.fetch;
-    let sent: Promise<Response>;
+    const exchange = this.#exchange;
+    let sent: Promise<Response | Received>;
     try {
       // `fetch(...)` as a plain call: a detached `window.fetch` throws "Illegal invocation".
-      sent = custom === undefined ? fetch(url, init) : custom(url, init);
+      sent = exchange !== undefined ? exchange(url, init) : custom === undefined ? fetch(url, init) : custom(url, init);
     } catch (error) {
       sent = Promise.reject(error); // a custom fetch that throws is a failed attempt like any other
     }
@@ -220,15 +255,17 @@ export class Transport {
       // One promise, settled by the first of: the answer and its body, the time limit (one
       // timer for every attempt in flight: ./watchdog.ts), the caller's abort. A late answer
       // (or failure) after a stop is dropped.
-      const outcome = await new Promise<{ response: Response; text: string } | Stop | { error: unknown }>((resolve) => {
+      const outcome = await new Promise<Received | Stop | { error: unknown }>((resolve) => {
         watched = watch(timeoutMs, () => resolve('timeout'));
         // A custom fetch may ignore signals; the abort must still end the attempt at once.
         if (signal !== undefined) signal.addEventListener('abort', (onAbort = () => resolve('abort')), { once: true });
-        sent.then(async (response) => resolve({ response, text: await response.text() })).catch((error: unknown) => resolve({ error }));
+        sent
+          .then(async (answer) => resolve(exchange !== undefined ? (answer as Received) : readWhole(answer as Response, await (answer as Response).text())))
+          .catch((error: unknown) => resolve({ error }));
       });
       if (typeof outcome === 'string') return { ok: false, kind: outcome, cause: outcome === 'abort' ? signal?.reason : undefined, sent: true };
       if ('error' in outcome) throw outcome.error;
-      return { ok: true, ...outcome };
+      return { ok: true, received: outcome };
     } catch (cause) {
       if (signal?.aborted === true) return { ok: false, kind: 'abort', cause, sent: true };
       return { ok: false, kind: 'network', cause, sent: !NOT_SENT_CODES.has(errorCode(cause)) };
@@ -288,6 +325,35 @@ export class Transport {
   toJSON(): Record<string, unknown> {
     const { baseUrl, environment, maxRetries, timeoutMs, deadlineMs, validation } = this.#o;
     return { baseUrl, environment, maxRetries, timeoutMs, deadlineMs, validation };
+  }
+}
+
+/**
+ * A call's result as the transport hands it to {@link ApiPromise}: `data` and what the answer
+ * said, the `response` read from the answer only when asked for (from the sandbox in this
+ * process, only then built). `withResponse()` gives a plain copy of it.
+ */
+class Answered<T> implements WithResponse<T> {
+  readonly #received: Received;
+
+  constructor(
+    readonly data: T,
+    received: Received,
+    readonly requestId: string | null,
+    readonly idempotencyKey: string | undefined,
+    readonly idempotentReplayed: boolean,
+    readonly attempts: number,
+  ) {
+    this.#received = received;
+  }
+
+  get response(): Response {
+    return this.#received.response();
+  }
+
+  /** The same answer with other data (a page over the listing's envelope). */
+  with<U>(data: U): Answered<U> {
+    return new Answered(data, this.#received, this.requestId, this.idempotencyKey, this.idempotentReplayed, this.attempts);
   }
 }
 

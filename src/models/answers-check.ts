@@ -51,9 +51,55 @@ function isType(code: string, value: unknown): boolean {
  * SDK does not know.
  */
 export function checkAnswer(shape: Shape, value: unknown, strict: boolean): Issue[] | undefined {
+  // An answer that matches (nearly all of them) is checked without paths or issues.
+  if (matches(shape, value, strict)) return undefined;
   const issues: Issue[] = [];
   walk(shape, value, strict, '', issues);
   return issues.length === 0 ? undefined : issues;
+}
+
+/** Whether {@link walk} would find no issue, without building a path or an issue. */
+function matches(shape: Shape, value: unknown, strict: boolean): boolean {
+  if (typeof shape === 'string') return is(shape, value);
+  if (Array.isArray(shape)) {
+    const [tag, inner] = shape as readonly [number, Shape & readonly unknown[]];
+    if (tag === ARRAY) {
+      if (!Array.isArray(value)) return false;
+      for (let i = 0; i < value.length; i++) if (!matches(inner, value[i], strict)) return false;
+      return true;
+    }
+    if (tag === NULLABLE) return value === null || matches(inner, value, strict);
+    if (tag === OPTIONAL) return value === undefined || matches(inner, value, strict);
+    if (tag === OPEN) return typeof value === 'string' && (!strict || inner.includes(value));
+    return inner.includes(value as string);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const object = value as Record<string, unknown>;
+  const fields = shape as { readonly [field: string]: Shape };
+  for (const key in fields) if (!matches(fields[key] as Shape, object[key], strict)) return false;
+  return true;
+}
+
+// {@link isType} without the table: one branch per letter.
+function is(code: string, value: unknown): boolean {
+  switch (code) {
+    case 's':
+      return typeof value === 'string';
+    case 'n':
+      return typeof value === 'number';
+    case 'b':
+      return typeof value === 'boolean';
+    case 'o':
+      return typeof value === 'object' && value !== null && !Array.isArray(value);
+    case 'S':
+      return value === null || typeof value === 'string';
+    case 'N':
+      return value === null || typeof value === 'number';
+    case 'B':
+      return value === null || typeof value === 'boolean';
+    default:
+      return value === null || (typeof value === 'object' && !Array.isArray(value));
+  }
 }
 
 function walk(shape: Shape, value: unknown, strict: boolean, path: string, issues: Issue[]): void {

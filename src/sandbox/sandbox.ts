@@ -15,7 +15,7 @@ import { type TenantDocument, type TenantTransfer, tenantTransfer } from './core
 import type { SandboxEvent, TenantState } from './core/state.js';
 import { App } from './http/app.js';
 import { type Arrival, REQUEST_LOG_SIZE, type RequestLog } from './http/request-log.js';
-import { SandboxResponse, fastIncoming } from './http/fetch.js';
+import { IN_PROCESS, type InProcessAnswer, SandboxResponse, fastIncoming, inProcessAnswer } from './http/fetch.js';
 import { readApiKey } from './http/authentication.js';
 import { type Answer, type Incoming, type Middleware, incomingOf } from './http/call.js';
 import type { SandboxPlugin } from './http/plugin.js';
@@ -80,9 +80,19 @@ const SANDBOX_ORIGIN = 'https://sandbox.pix-usdt.local';
 
 // What `fetch` gives for an answer: a network fault rejects as `fetch` does on a failed connection.
 function fetchAnswer(answer: Answer): Response {
+  throwNetworkFault(answer);
+  return new SandboxResponse(answer.body, { status: answer.status, headers: answer.headers });
+}
+
+// The same answer for our own client (`IN_PROCESS`): no `Response` unless the caller asks for one.
+function exchangeAnswer(answer: Answer): InProcessAnswer {
+  throwNetworkFault(answer);
+  return inProcessAnswer(answer);
+}
+
+function throwNetworkFault(answer: Answer): void {
   const marker = answer.headers[NETWORK_FAULT_HEADER];
   if (marker !== undefined) throw new TypeError('fetch failed', { cause: new Error(`Connection reset (sandbox fault ${marker})`) });
-  return new SandboxResponse(answer.body, { status: answer.status, headers: answer.headers });
 }
 
 /** The platform, its plugins and the app over them, from sandbox options. */
@@ -219,7 +229,8 @@ export class SandboxImpl implements Sandbox {
         recordKinds: webhooks.recordKinds ?? {},
         subscribe: (listener) => webhooks.records.subscribe((tenantId) => listener(tenantId)),
       }) ?? null;
-    this.fetch = (input, init) => {
+    // One request as `fetch(input, init)` takes it, answered by the app (or the rejection `fetch` gives).
+    const dispatch = (input: RequestInfo | URL, init: RequestInit | undefined): Promise<Answer> => {
       if (platform.closed) return closedFetch();
       try {
         const signal = init?.signal ?? (input instanceof Request ? input.signal : undefined);
@@ -232,11 +243,18 @@ export class SandboxImpl implements Sandbox {
               ? input
               : new Request(typeof input === 'string' && input.startsWith('/') ? SANDBOX_ORIGIN + input : input, init),
           );
-        return app.dispatch(incoming).then(fetchAnswer);
+        return app.dispatch(incoming);
       } catch (error) {
         return Promise.reject(error);
       }
     };
+    const fetch: Sandbox['fetch'] = (input, init) => dispatch(input, init).then(fetchAnswer);
+    // Our client, handed this very function (`of`: not a spy or wrapper that copied its
+    // properties), calls `exchange` instead (issue 34; docs/decisions.md): the same request and
+    // the same answer, without a `Response` unless the caller asks for one.
+    const exchange = (input: RequestInfo | URL, init: RequestInit | undefined): Promise<InProcessAnswer> => dispatch(input, init).then(exchangeAnswer);
+    Object.defineProperty(fetch, IN_PROCESS, { value: Object.freeze({ of: fetch, exchange }) });
+    this.fetch = fetch;
     this.clock = this.clockOf(() => this.#platform.defaultTenantId);
     this.settings = this.settingsOf(() => this.#platform.defaultTenantId);
     const persistence = this.persistence;

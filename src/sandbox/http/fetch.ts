@@ -8,7 +8,62 @@
  * string the sandbox already holds, turned into a stream only if the caller asks for one.
  * @module
  */
-import { type HeaderReader, type Incoming, MapHeaders, targetParts } from './call.js';
+import { type Answer, type HeaderReader, type Incoming, MapHeaders, targetParts } from './call.js';
+
+/**
+ * The key of the exchange `sandbox.fetch` carries for our own client (src/client/transport.ts
+ * reads the same global symbol: the client never imports the sandbox), as `{ of, exchange }`:
+ * `of` is the fetch that carries it (a spy or wrapper that copies the property is not it, and is
+ * called as a `fetch`); `exchange`, called as `fetch` is, with the same request, answers an
+ * {@link InProcessAnswer} instead of a `Response`.
+ */
+export const IN_PROCESS = Symbol.for('pix-usdt.in-process');
+
+/** What the exchange answers: the sandbox's answer as it holds it, and the `Response` only on demand. */
+export interface InProcessAnswer {
+  readonly status: number;
+  /** The body as `response.text()` gives it ('' when there is none). */
+  readonly text: string;
+  /** A header as `response.headers.get(name)` gives it. */
+  header(name: string): string | null;
+  /** The `Response` a `fetch` would have answered, its body already read; the same one on every call. */
+  response(): Response;
+}
+
+class Exchanged implements InProcessAnswer {
+  readonly status: number;
+  readonly text: string;
+  readonly #answer: Answer;
+  #response: Response | undefined;
+
+  constructor(answer: Answer) {
+    this.status = answer.status;
+    this.text = answer.body ?? '';
+    this.#answer = answer;
+    // Headers a `Headers` would change (or refuse: then this throws, and the exchange rejects as
+    // `fetch` does) are read through the `Response`.
+    if (!plainRecord(answer.headers)) this.response();
+  }
+
+  header(name: string): string | null {
+    const headers = this.#answer.headers;
+    if (this.#response === undefined && typeof name === 'string' && TOKEN.test(name)) {
+      const key = name.toLowerCase();
+      return Object.hasOwn(headers, key) ? (headers[key] as string) : null;
+    }
+    return this.response().headers.get(name);
+  }
+
+  response(): Response {
+    const { body, status, headers } = this.#answer;
+    return (this.#response ??= SandboxResponse.read(body, { status, headers }));
+  }
+}
+
+/** The exchange's answer to our own client. */
+export function inProcessAnswer(answer: Answer): InProcessAnswer {
+  return new Exchanged(answer);
+}
 
 // RFC 9110 token (header names) and field values without CR, LF or NUL (what `Headers` accepts).
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -254,6 +309,13 @@ export class SandboxResponse extends Response {
     if (lazy) this.#headers = new AnswerHeaders(init.headers);
     this.#text = text;
     this.#init = init;
+  }
+
+  /** An answer whose body was read already (`bodyUsed`), as the client leaves a response it has read. */
+  static read(text: string | null, init: { status: number; headers: Record<string, string> }): SandboxResponse {
+    const response = new SandboxResponse(text, init);
+    response.#read = true;
+    return response;
   }
 
   override get headers(): Headers {

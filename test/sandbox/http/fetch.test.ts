@@ -21,24 +21,25 @@ async function view(response: Response): Promise<{ status: number; headers: Arra
 
 const userBody = (n: number) => JSON.stringify({ external_id: `e${n}`, name: `User ${n}`, document_type: 'cpf', document_number: cpf(n) });
 
+// Each case runs on two sandboxes with the same seed: one through fetch, one through a real Request.
+const cases: Array<[string, (key: string) => [string | URL, RequestInit | undefined]]> = [
+  ['POST with plain headers and a string body', (key) => [`${ORIGIN}/v1/users`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'idempotency-key': 'k1', 'content-type': 'application/json' }, body: userBody(1) }]],
+  ['header names in any case, values with edge whitespace', (key) => [`${ORIGIN}/v1/users`, { method: 'POST', headers: { Authorization: ` Bearer ${key}\t`, 'Idempotency-Key': 'k2' }, body: userBody(2) }]],
+  ['a relative URL', (key) => ['/v1/users?limit=2', { headers: { authorization: `Bearer ${key}` } }]],
+  ['a URL object', (key) => [new URL(`${ORIGIN}/v1/users`), { headers: { authorization: `Bearer ${key}` } }]],
+  ['a Headers instance', (key) => [`${ORIGIN}/v1/users`, { method: 'POST', headers: new Headers({ authorization: `Bearer ${key}`, 'idempotency-key': 'k3' }), body: userBody(3) }]],
+  ['no init at all (unauthenticated)', () => [`${ORIGIN}/v1/users`, undefined]],
+  ['a lower-case method (normalized by Request)', (key) => [`${ORIGIN}/v1/users`, { method: 'post', headers: { authorization: `Bearer ${key}`, 'idempotency-key': 'k4' }, body: userBody(4) }]],
+  ['a body that is not JSON', (key) => [`${ORIGIN}/v1/users`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'idempotency-key': 'k5' }, body: '{"name":' }]],
+  ['a duplicated header (two spellings)', (key) => [`${ORIGIN}/v1/users`, { headers: { authorization: `Bearer ${key}`, Authorization: `Bearer ${key}` } }]],
+  ['a path with dot segments', (key) => [`${ORIGIN}/v1/x/../users`, { headers: { authorization: `Bearer ${key}` } }]],
+  ['a relative path with an encoded dot segment', (key) => ['/v1/x/%2E%2e/users?limit=1', { headers: { authorization: `Bearer ${key}` } }]],
+  ['a query the parser encodes, and a fragment', (key) => [`${ORIGIN}/v1/users?limit=1&x="a b"#frag`, { headers: { authorization: `Bearer ${key}` } }]],
+  ['an upper-case host with its default port, and an empty query', (key) => ['HTTPS://SANDBOX.pix-usdt.local:443/v1/users?', { headers: { authorization: `Bearer ${key}` } }]],
+  ['another origin, a backslash for a slash', (key) => ['https://api.example.com\\v1/users', { headers: { authorization: `Bearer ${key}` } }]],
+];
+
 describe('sandbox.fetch(url, init)', () => {
-  // Each case runs on two sandboxes with the same seed: one through fetch, one through a real Request.
-  const cases: Array<[string, (key: string) => [string | URL, RequestInit | undefined]]> = [
-    ['POST with plain headers and a string body', (key) => [`${ORIGIN}/v1/users`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'idempotency-key': 'k1', 'content-type': 'application/json' }, body: userBody(1) }]],
-    ['header names in any case, values with edge whitespace', (key) => [`${ORIGIN}/v1/users`, { method: 'POST', headers: { Authorization: ` Bearer ${key}\t`, 'Idempotency-Key': 'k2' }, body: userBody(2) }]],
-    ['a relative URL', (key) => ['/v1/users?limit=2', { headers: { authorization: `Bearer ${key}` } }]],
-    ['a URL object', (key) => [new URL(`${ORIGIN}/v1/users`), { headers: { authorization: `Bearer ${key}` } }]],
-    ['a Headers instance', (key) => [`${ORIGIN}/v1/users`, { method: 'POST', headers: new Headers({ authorization: `Bearer ${key}`, 'idempotency-key': 'k3' }), body: userBody(3) }]],
-    ['no init at all (unauthenticated)', () => [`${ORIGIN}/v1/users`, undefined]],
-    ['a lower-case method (normalized by Request)', (key) => [`${ORIGIN}/v1/users`, { method: 'post', headers: { authorization: `Bearer ${key}`, 'idempotency-key': 'k4' }, body: userBody(4) }]],
-    ['a body that is not JSON', (key) => [`${ORIGIN}/v1/users`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'idempotency-key': 'k5' }, body: '{"name":' }]],
-    ['a duplicated header (two spellings)', (key) => [`${ORIGIN}/v1/users`, { headers: { authorization: `Bearer ${key}`, Authorization: `Bearer ${key}` } }]],
-    ['a path with dot segments', (key) => [`${ORIGIN}/v1/x/../users`, { headers: { authorization: `Bearer ${key}` } }]],
-    ['a relative path with an encoded dot segment', (key) => ['/v1/x/%2E%2e/users?limit=1', { headers: { authorization: `Bearer ${key}` } }]],
-    ['a query the parser encodes, and a fragment', (key) => [`${ORIGIN}/v1/users?limit=1&x="a b"#frag`, { headers: { authorization: `Bearer ${key}` } }]],
-    ['an upper-case host with its default port, and an empty query', (key) => ['HTTPS://SANDBOX.pix-usdt.local:443/v1/users?', { headers: { authorization: `Bearer ${key}` } }]],
-    ['another origin, a backslash for a slash', (key) => ['https://api.example.com\\v1/users', { headers: { authorization: `Bearer ${key}` } }]],
-  ];
 
   it.each(cases)('answers %s exactly as a real Request would', async (_name, make) => {
     const [fast, slow] = pair();
@@ -230,5 +231,65 @@ describe('the Response of sandbox.fetch', () => {
     const response = await sandbox.fetch('/v1/users', { headers: { authorization: `Bearer ${sandbox.apiKey}` } });
     expect(response.headers.get('x-custom')).toBe('kept');
     expect([...response.headers].map(([name]) => name)).toEqual(['content-type', 'x-custom', 'x-request-id']);
+  });
+});
+
+// What our own client calls instead of `sandbox.fetch` (src/client/transport.ts): the same request
+// as `fetch` takes it, the same answer, and a `Response` only on demand.
+describe('the in-process exchange of sandbox.fetch', () => {
+  type Exchange = (input: string | URL, init: RequestInit | undefined) => Promise<{ status: number; text: string; header(name: string): string | null; response(): Response }>;
+  const exchangeOf = (sandbox: Sandbox): Exchange => {
+    const carried = (sandbox.fetch as unknown as Record<symbol, { of: unknown; exchange: Exchange }>)[Symbol.for('pix-usdt.in-process')];
+    expect(carried?.of).toBe(sandbox.fetch);
+    return carried?.exchange as Exchange;
+  };
+
+  it('answers every case as sandbox.fetch does, changing the same state', async () => {
+    for (const [name, make] of cases) {
+      const [viaFetch, viaExchange] = pair();
+      const [input, init] = make(viaFetch.apiKey);
+      const fetched = await viaFetch.fetch(input, init);
+      const [exInput, exInit] = make(viaExchange.apiKey);
+      const exchanged = await exchangeOf(viaExchange)(exInput, exInit);
+      const text = await fetched.clone().text();
+      expect([name, exchanged.status, exchanged.text], name).toEqual([name, fetched.status, text]);
+      for (const header of ['content-type', 'Idempotent-Replayed', 'x-request-id', 'retry-after']) expect(exchanged.header(header) === null, `${name}: ${header}`).toBe(fetched.headers.get(header) === null);
+      const response = exchanged.response();
+      expect(response).toBe(exchanged.response());
+      expect(response).toBeInstanceOf(Response);
+      // Read already, as the client leaves a response it has read.
+      expect(response.bodyUsed).toBe(true);
+      expect([response.status, [...response.headers].filter(([h]) => h !== 'x-request-id')]).toEqual([fetched.status, [...fetched.headers].filter(([h]) => h !== 'x-request-id')]);
+      expect(viaExchange.snapshot()).toEqual(viaFetch.snapshot());
+    }
+  });
+
+  it('rejects as fetch does: a bad header, an aborted signal, a network fault', async () => {
+    const sandbox = createSandbox({ seed: 'fetch', now: '2026-03-02T12:00:00Z' });
+    const exchange = exchangeOf(sandbox);
+    sandbox.faults.add({ match: 'POST /v1/users', nth: 1, fault: { type: 'network' } });
+    const before = sandbox.snapshot();
+    await expect(exchange(`${ORIGIN}/v1/users`, { headers: { 'x-note': 'a\r\nb' } })).rejects.toThrow(TypeError);
+    const controller = new AbortController();
+    controller.abort(new Error('stop'));
+    await expect(exchange('/v1/users', { signal: controller.signal })).rejects.toThrow('stop');
+    expect(sandbox.snapshot()).toEqual(before);
+    await expect(exchange('/v1/users', { method: 'POST', headers: { authorization: `Bearer ${sandbox.apiKey}`, 'idempotency-key': 'n' }, body: userBody(8) })).rejects.toThrow('fetch failed');
+  });
+
+  it('reads the headers a middleware answers, in any spelling, as Headers would', async () => {
+    const sandbox = createSandbox();
+    sandbox.use('custom', async () => ({ status: 200, body: '{}', headers: { 'X-Custom': ' kept ', 'content-type': 'application/json' } }));
+    const answer = await exchangeOf(sandbox)('/v1/users', { headers: { authorization: `Bearer ${sandbox.apiKey}` } });
+    expect([answer.header('x-custom'), answer.header('X-CUSTOM'), answer.header('content-type')]).toEqual(['kept', 'kept', 'application/json']);
+    expect(() => answer.header('bad name')).toThrow(TypeError);
+  });
+
+  it('rejects an answer whose headers a Response refuses, as fetch does', async () => {
+    const sandbox = createSandbox();
+    sandbox.use('bad', async () => ({ status: 200, body: '{}', headers: { 'x-bad': 'a\r\nb' } }));
+    const init = { headers: { authorization: `Bearer ${sandbox.apiKey}` } };
+    await expect(sandbox.fetch('/v1/users', init)).rejects.toThrow(TypeError);
+    await expect(exchangeOf(sandbox)('/v1/users', init)).rejects.toThrow(TypeError);
   });
 });
