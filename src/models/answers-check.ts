@@ -39,12 +39,6 @@ export type AnswerShape<T> = Shape & { readonly __answer?: T };
 
 const TYPES: Readonly<Record<string, string>> = { s: 'string', n: 'number', b: 'boolean', o: 'object', S: 'string', N: 'number', B: 'boolean', O: 'object' };
 
-/** Whether `value` is what a one-letter shape asks for. */
-function isType(code: string, value: unknown): boolean {
-  const type = TYPES[code];
-  return typeof value === type ? type !== 'object' || (value !== null && !Array.isArray(value)) : value === null && code < 'a';
-}
-
 /**
  * Checks `value` against `shape`: `undefined` when it matches, else every issue (a dotted path
  * and what was expected and received). `strict` also refuses the values of open enums that this
@@ -80,7 +74,7 @@ function matches(shape: Shape, value: unknown, strict: boolean): boolean {
   return true;
 }
 
-// {@link isType} without the table: one branch per letter.
+/** Whether `value` is what a one-letter shape asks for (upper case: or `null`). */
 function is(code: string, value: unknown): boolean {
   switch (code) {
     case 's':
@@ -104,7 +98,7 @@ function is(code: string, value: unknown): boolean {
 
 function walk(shape: Shape, value: unknown, strict: boolean, path: string, issues: Issue[]): void {
   if (typeof shape === 'string') {
-    if (!isType(shape, value)) issues.push(issue(path, `${article(TYPES[shape] as string)}${shape < 'a' ? ' or null' : ''}`, value));
+    if (!is(shape, value)) issues.push(issue(path, `${article(TYPES[shape] as string)}${shape < 'a' ? ' or null' : ''}`, value));
   } else if (Array.isArray(shape)) {
     const [tag, inner] = shape as readonly [number, Shape & readonly unknown[]];
     if (tag === ARRAY) {
@@ -115,7 +109,7 @@ function walk(shape: Shape, value: unknown, strict: boolean, path: string, issue
     } else if (tag === OPEN ? typeof value !== 'string' || (strict && !inner.includes(value)) : !inner.includes(value as string)) {
       issues.push(issue(path, tag === OPEN && !strict ? 'a string' : `one of ${inner.map((v) => JSON.stringify(v)).join(', ')}`, value));
     }
-  } else if (!isType('o', value)) {
+  } else if (!is('o', value)) {
     issues.push(issue(path, 'an object', value));
   } else {
     const object = value as Record<string, unknown>;
@@ -123,7 +117,7 @@ function walk(shape: Shape, value: unknown, strict: boolean, path: string, issue
     for (const key in fields) {
       const field = fields[key] as Shape;
       // A plain field that matches costs no path.
-      if (typeof field !== 'string' || !isType(field, object[key])) walk(field, object[key], strict, join(path, key), issues);
+      if (typeof field !== 'string' || !is(field, object[key])) walk(field, object[key], strict, join(path, key), issues);
     }
   }
 }
