@@ -8,7 +8,7 @@
  * string the sandbox already holds, turned into a stream only if the caller asks for one.
  * @module
  */
-import { type Answer, type HeaderReader, type Incoming, MapHeaders, targetParts } from './call.js';
+import { type Answer, HEADER_NAME, HEADER_VALUE, type HeaderReader, type Incoming, MapHeaders, addHeader, targetParts } from './call.js';
 
 /**
  * The key of the exchange `sandbox.fetch` carries for our own client (src/client/transport.ts
@@ -47,7 +47,7 @@ class Exchanged implements InProcessAnswer {
 
   header(name: string): string | null {
     const headers = this.#answer.headers;
-    if (this.#response === undefined && typeof name === 'string' && TOKEN.test(name)) {
+    if (this.#response === undefined && typeof name === 'string' && HEADER_NAME.test(name)) {
       const key = name.toLowerCase();
       return Object.hasOwn(headers, key) ? (headers[key] as string) : null;
     }
@@ -65,10 +65,6 @@ export function inProcessAnswer(answer: Answer): InProcessAnswer {
   return new Exchanged(answer);
 }
 
-// RFC 9110 token (header names) and field values without CR, LF or NUL (what `Headers` accepts).
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
-const EDGE_WHITESPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g;
 // Methods `new Request` keeps as they are; anything else takes the slow path, which normalizes or throws.
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 const INIT_KEYS = new Set(['method', 'headers', 'body', 'signal']);
@@ -78,11 +74,7 @@ function plainHeaders(headers: object): Map<string, string> | null {
   for (const name in headers) {
     if (!Object.hasOwn(headers, name)) continue;
     const value: unknown = (headers as Record<string, unknown>)[name];
-    if (typeof value !== 'string' || !TOKEN.test(name) || !FIELD_VALUE.test(value)) return null;
-    const key = name.toLowerCase();
-    const trimmed = value.length > 0 && (value.charCodeAt(0) <= 32 || value.charCodeAt(value.length - 1) <= 32) ? value.replace(EDGE_WHITESPACE, '') : value;
-    const previous = map.get(key);
-    map.set(key, previous === undefined ? trimmed : `${previous}, ${trimmed}`);
+    if (typeof value !== 'string' || !addHeader(map, name, value)) return null;
   }
   return map;
 }
@@ -185,7 +177,7 @@ const unusable = (): TypeError => new TypeError('Body is unusable: Body has alre
 function plainRecord(record: Record<string, string>): boolean {
   for (const name in record) {
     const value = record[name] as string;
-    if (!TOKEN.test(name) || name.toLowerCase() !== name || !FIELD_VALUE.test(value)) return false;
+    if (!HEADER_NAME.test(name) || name.toLowerCase() !== name || !HEADER_VALUE.test(value)) return false;
     if (value.length > 0 && (value.charCodeAt(0) <= 32 || value.charCodeAt(value.length - 1) <= 32)) return false;
   }
   return true;
@@ -217,7 +209,7 @@ class AnswerHeaders extends Headers {
   override get(name: string): string | null {
     const record = this.#record;
     // Anything `Headers` would refuse (a name that is not a token) is refused by it.
-    if (record === null || typeof name !== 'string' || !TOKEN.test(name)) return this.#filled().#get(name);
+    if (record === null || typeof name !== 'string' || !HEADER_NAME.test(name)) return this.#filled().#get(name);
     const key = name.toLowerCase();
     return Object.hasOwn(record, key) ? (record[key] as string) : null;
   }
@@ -228,7 +220,7 @@ class AnswerHeaders extends Headers {
 
   override has(name: string): boolean {
     const record = this.#record;
-    if (record === null || typeof name !== 'string' || !TOKEN.test(name)) return this.#filled().#has(name);
+    if (record === null || typeof name !== 'string' || !HEADER_NAME.test(name)) return this.#filled().#has(name);
     return Object.hasOwn(record, name.toLowerCase());
   }
 

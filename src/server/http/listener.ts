@@ -13,7 +13,7 @@
 import { type IncomingMessage, STATUS_CODES, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { type Answer, type ErrorEnvelope, type Incoming, envelopeAnswer, incomingOfParts, targetParts } from '../../sandbox/http/call.js';
+import { type Answer, type ErrorEnvelope, type Incoming, addHeader, envelopeAnswer, incomingOfParts, targetParts } from '../../sandbox/http/call.js';
 import { newRequestId } from '../../sandbox/http/request-id.js';
 import { type Arrival, type RequestLog, logPath } from '../../sandbox/http/request-log.js';
 import { TENANTS_MAX_BODY } from '../../sandbox/http/routes/test-helpers.js';
@@ -53,9 +53,6 @@ const NO_BODY = new Set(['GET', 'HEAD']);
 // answer of any undeclared method (401 without a valid key, else 404 not_found), not a 400.
 const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
 const STAND_IN_METHOD = 'UNDECLARED-METHOD';
-// RFC 9110 header names and values (what `Headers` accepts); Node's parser has already refused most else.
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
 /** An answer of the server's own: the envelope with a fresh request id (also in `x-request-id`). */
 export function ownAnswer(error: ErrorEnvelope): Answer {
@@ -118,15 +115,6 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   });
 }
 
-/** A header value without the spaces and tabs around it (Node's parser leaves trailing ones); most have none. */
-function trimmed(value: string): string {
-  const n = value.length;
-  if (n === 0) return value;
-  const first = value.charCodeAt(0);
-  const last = value.charCodeAt(n - 1);
-  return first === 32 || first === 9 || last === 32 || last === 9 ? value.replace(/^[\t ]+|[\t ]+$/g, '') : value;
-}
-
 /** The method the sandbox is asked with: HEAD is GET without the body; methods `Request` refuses get a stand-in. */
 function askedMethod(method: string): string {
   if (method === 'HEAD') return 'GET';
@@ -144,12 +132,8 @@ function toIncoming(req: IncomingMessage, method: string, origin: string): Incom
   const headers = new Map<string, string>();
   const raw = req.rawHeaders;
   for (let i = 0; i + 1 < raw.length; i += 2) {
-    const name = raw[i] as string;
-    const value = trimmed(raw[i + 1] as string);
-    if (!TOKEN.test(name) || !FIELD_VALUE.test(value)) throw refusal('The request headers are malformed.');
-    const key = name.toLowerCase();
-    const previous = headers.get(key);
-    headers.set(key, previous === undefined ? value : `${previous}, ${value}`);
+    // Node's parser has already refused most of what `Headers` would; the rest is refused here.
+    if (!addHeader(headers, raw[i] as string, raw[i + 1] as string)) throw refusal('The request headers are malformed.');
   }
   const href = origin + target;
   if (NO_BODY.has(asked)) return incomingOfParts(asked, partsOf(target, href), href, headers, null);
