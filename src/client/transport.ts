@@ -109,7 +109,7 @@ export class Transport {
     return new ApiPromise(this.#send(spec, options));
   }
 
-  async #send<T>(spec: RequestSpec<T>, options: RequestOptions | undefined): Promise<WithResponse<T>> {
+  async #send<T>(spec: RequestSpec<T>, options: RequestOptions | undefined): Promise<Answered<T>> {
     const o = this.#o;
     const now = o.now;
     const start = now();
@@ -224,7 +224,7 @@ export class Transport {
       const query = cursor === undefined ? params : { ...params, cursor };
       const answer = await this.#send({ method: 'GET', path, query, model: item }, options);
       const page = new Page(answer.data, async (next) => (await fetchPage(next)).data);
-      return answer instanceof Answered ? answer.with(page) : { ...answer, data: page };
+      return answer.with(page);
     };
     return new PagePromise(fetchPage(undefined));
   }
