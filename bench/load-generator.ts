@@ -11,6 +11,7 @@
  * @module
  */
 import net from 'node:net';
+import { cpf } from '../test/support/fixtures.js';
 
 /** What to send: fixed bytes, or a new user per request (a fresh Idempotency-Key and document). */
 export type LoadKind = { method: string; path: string; headers: Record<string, string>; body?: string; status: number } | { newUser: true; path: string; headers: Record<string, string>; status: number };
@@ -33,21 +34,6 @@ export interface Round {
   cpuMs: number;
   /** The first unexpected answer, if any (the round stops there). */
   error?: string;
-}
-
-// A valid CPF for every n below 800,000,000 (test/support/fixtures.ts's `cpf`, without its imports).
-function cpf(n: number): string {
-  let body = String(100_000_000 + ((n * 7919) % 800_000_000));
-  for (let round = 0; round < 2; round++) {
-    let sum = 0;
-    let weight = 10 + round;
-    for (let i = 0; i < body.length; i++) {
-      sum += (body.charCodeAt(i) - 48) * weight;
-      weight = weight === 2 ? 9 : weight - 1;
-    }
-    body += sum % 11 < 2 ? 0 : 11 - (sum % 11);
-  }
-  return body;
 }
 
 function requestBytes(method: string, path: string, headers: Record<string, string>, body: string | undefined): Buffer {
