@@ -10,8 +10,11 @@
  *   once with `subtle.sign` and a compare, once with `subtle.verify`; the faster of the two, in
  *   each round, is the limit;
  * - a bare `crypto.subtle.sign` of bytes encoded beforehand, for scale;
- * - and ours from the sources with the candidate synchronous HMAC for small bodies, WebCrypto
- *   forced (bench/sync-hmac, issue 34: measured, not shipped), an info row.
+ * - ours from the sources with the candidate synchronous HMAC for small bodies, WebCrypto
+ *   forced (bench/sync-hmac, issue 34: measured, not shipped), an info row;
+ * - and a second copy of the minimal verifier's sign form, read against the limit by the same
+ *   rule as ours (an A/A: what the rule reads for a verifier no slower than the limit; the
+ *   faster of two forms per round is biased upward by the rounds' noise), an info row.
  * All verify the same body and header: Stripe's scheme is the same `t=...,v1=...` HMAC.
  *
  * Run: `node --import tsx bench/webhooks.ts [seconds per case]`; or call `run()`.
@@ -48,6 +51,8 @@ export interface WebhooksBench {
     verifyVsSign: number;
     /** Ours with the candidate synchronous HMAC (bench/sync-hmac, not shipped), WebCrypto forced / the minimal verifier. */
     syncHmacVsMinimal: number;
+    /** A second copy of the minimal verifier (sign form) / the limit, by the rule of {@link webcryptoVsMinimal}: the rule's reading of a verifier as fast as the limit. */
+    minimalCopyVsMinimal: number;
   };
 }
 
@@ -141,6 +146,7 @@ export async function run(options: { seconds?: number; payloadBytes?: number } =
   const signedBytes = new TextEncoder().encode(`${now}.${body}`);
   const subtleKey = await crypto.subtle.importKey('raw', new TextEncoder().encode(SECRET), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
   const minimal = await minimalVerifier(SECRET);
+  const minimalCopy = await minimalVerifier(SECRET);
   const sync = (await import(`data:text/javascript;base64,${Buffer.from(await syncHmacWebhooks('node')).toString('base64')}`)) as { constructEvent: typeof constructEvent };
 
   // Every case must accept the payload before it is timed.
@@ -167,6 +173,7 @@ export async function run(options: { seconds?: number; payloadBytes?: number } =
       { name: 'limit: the minimal verifier, subtle.sign + compare', op: () => minimal.withSign(body, header) },
       { name: 'limit: the minimal verifier, subtle.verify', op: () => minimal.withVerify(body, header) },
       { name: 'pix-usdt constructEvent with the synchronous HMAC (bench/sync-hmac, not shipped; WebCrypto forced)', op: () => sync.constructEvent(body, headers, SECRET, { engine: 'webcrypto' }) },
+      { name: 'A/A: a second copy of the minimal verifier, subtle.sign + compare', op: () => minimalCopy.withSign(body, header) },
     ],
     seconds,
   );
@@ -183,6 +190,7 @@ export async function run(options: { seconds?: number; payloadBytes?: number } =
       webcryptoVsMinimal: vsMinimal,
       verifyVsSign: ratio(6, 5),
       syncHmacVsMinimal: median(perRound.map((ops) => (ops[7] ?? 0) / Math.max(ops[5] ?? 0, ops[6] ?? 0))),
+      minimalCopyVsMinimal: median(perRound.map((ops) => (ops[8] ?? 0) / Math.max(ops[5] ?? 0, ops[6] ?? 0))),
     },
   };
 }
@@ -198,6 +206,7 @@ function print(bench: WebhooksBench): void {
   console.log(`ours (WebCrypto) / the minimal verifier:         ${bench.ratios.webcryptoVsMinimal.toFixed(2)}x (target >= 0.95)`);
   console.log(`minimal verifier: subtle.verify / sign+compare:  ${bench.ratios.verifyVsSign.toFixed(2)}x`);
   console.log(`ours + synchronous HMAC (not shipped) / minimal: ${bench.ratios.syncHmacVsMinimal.toFixed(2)}x`);
+  console.log(`A/A: a copy of the minimal verifier / minimal:   ${bench.ratios.minimalCopyVsMinimal.toFixed(2)}x (the rule's own reading at the limit)`);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
