@@ -9,7 +9,12 @@
  *   the header, one HMAC over the same bytes with a key imported once, `JSON.parse` of the body),
  *   once with `subtle.sign` and a compare, once with `subtle.verify`; the faster of the two, in
  *   each round, is the limit;
- * - and a bare `crypto.subtle.sign` of bytes encoded beforehand, for scale.
+ * - a bare `crypto.subtle.sign` of bytes encoded beforehand, for scale;
+ * - ours from the sources with the candidate synchronous HMAC for small bodies, WebCrypto
+ *   forced (bench/sync-hmac, issue 34: measured, not shipped), an info row;
+ * - and a second copy of the minimal verifier's sign form, read against the limit by the same
+ *   rule as ours (an A/A: what the rule reads for a verifier no slower than the limit; the
+ *   faster of two forms per round is biased upward by the rounds' noise), an info row.
  * All verify the same body and header: Stripe's scheme is the same `t=...,v1=...` HMAC.
  *
  * Run: `node --import tsx bench/webhooks.ts [seconds per case]`; or call `run()`.
@@ -19,6 +24,7 @@ import { pathToFileURL } from 'node:url';
 import Stripe from 'stripe';
 import { constructEvent, signPayload } from '../src/webhooks/index.js';
 import { minimalVerifier } from './minimal-verify.js';
+import { syncHmacWebhooks } from './sync-hmac/plugin.js';
 
 /** One measured case. */
 export interface BenchResult {
@@ -43,6 +49,10 @@ export interface WebhooksBench {
     webcryptoVsMinimal: number;
     /** WebCrypto's own `verify` / `sign` plus a compare, in the minimal verifier: above 1 means `verify` is the faster. */
     verifyVsSign: number;
+    /** Ours with the candidate synchronous HMAC (bench/sync-hmac, not shipped), WebCrypto forced / the minimal verifier. */
+    syncHmacVsMinimal: number;
+    /** A second copy of the minimal verifier (sign form) / the limit, by the rule of {@link webcryptoVsMinimal}: the rule's reading of a verifier as fast as the limit. */
+    minimalCopyVsMinimal: number;
   };
 }
 
@@ -136,6 +146,8 @@ export async function run(options: { seconds?: number; payloadBytes?: number } =
   const signedBytes = new TextEncoder().encode(`${now}.${body}`);
   const subtleKey = await crypto.subtle.importKey('raw', new TextEncoder().encode(SECRET), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
   const minimal = await minimalVerifier(SECRET);
+  const minimalCopy = await minimalVerifier(SECRET);
+  const sync = (await import(`data:text/javascript;base64,${Buffer.from(await syncHmacWebhooks('node')).toString('base64')}`)) as { constructEvent: typeof constructEvent };
 
   // Every case must accept the payload before it is timed.
   await constructEvent(body, headers, SECRET);
@@ -144,6 +156,7 @@ export async function run(options: { seconds?: number; payloadBytes?: number } =
   await Stripe.webhooks.constructEventAsync(body, header, SECRET, 300, stripeSubtle);
   await minimal.withSign(body, header);
   await minimal.withVerify(body, header);
+  await sync.constructEvent(body, headers, SECRET, { engine: 'webcrypto' });
 
   const { results, perRound } = await measure(
     [
@@ -159,6 +172,8 @@ export async function run(options: { seconds?: number; payloadBytes?: number } =
       { name: 'reference: bare crypto.subtle.sign (key imported once)', op: () => crypto.subtle.sign('HMAC', subtleKey, signedBytes) },
       { name: 'limit: the minimal verifier, subtle.sign + compare', op: () => minimal.withSign(body, header) },
       { name: 'limit: the minimal verifier, subtle.verify', op: () => minimal.withVerify(body, header) },
+      { name: 'pix-usdt constructEvent with the synchronous HMAC (bench/sync-hmac, not shipped; WebCrypto forced)', op: () => sync.constructEvent(body, headers, SECRET, { engine: 'webcrypto' }) },
+      { name: 'A/A: a second copy of the minimal verifier, subtle.sign + compare', op: () => minimalCopy.withSign(body, header) },
     ],
     seconds,
   );
@@ -174,6 +189,8 @@ export async function run(options: { seconds?: number; payloadBytes?: number } =
       webcryptoVsBareSign: ratio(1, 4),
       webcryptoVsMinimal: vsMinimal,
       verifyVsSign: ratio(6, 5),
+      syncHmacVsMinimal: median(perRound.map((ops) => (ops[7] ?? 0) / Math.max(ops[5] ?? 0, ops[6] ?? 0))),
+      minimalCopyVsMinimal: median(perRound.map((ops) => (ops[8] ?? 0) / Math.max(ops[5] ?? 0, ops[6] ?? 0))),
     },
   };
 }
@@ -188,6 +205,8 @@ function print(bench: WebhooksBench): void {
   console.log(`ours (WebCrypto) / bare subtle.sign:              ${bench.ratios.webcryptoVsBareSign.toFixed(2)}x (for scale)`);
   console.log(`ours (WebCrypto) / the minimal verifier:         ${bench.ratios.webcryptoVsMinimal.toFixed(2)}x (target >= 0.95)`);
   console.log(`minimal verifier: subtle.verify / sign+compare:  ${bench.ratios.verifyVsSign.toFixed(2)}x`);
+  console.log(`ours + synchronous HMAC (not shipped) / minimal: ${bench.ratios.syncHmacVsMinimal.toFixed(2)}x`);
+  console.log(`A/A: a copy of the minimal verifier / minimal:   ${bench.ratios.minimalCopyVsMinimal.toFixed(2)}x (the rule's own reading at the limit)`);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
