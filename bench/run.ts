@@ -75,15 +75,31 @@ const READERS: Record<string, Reader> = {
     const { ratios, results, payloadBytes } = result as {
       payloadBytes: number;
       results: Fig[];
-      ratios: { nodeVsStripeSync: number; webcryptoVsStripeSubtle: number; webcryptoVsBareSign: number; webcryptoVsMinimal: number; verifyVsSign: number };
+      ratios: {
+        nodeVsStripeSync: number;
+        webcryptoVsStripeSubtle: number;
+        webcryptoVsBareSign: number;
+        webcryptoVsMinimal: number;
+        verifyVsSign: number;
+        minimalCopyVsMinimal: number;
+        webcryptoVsMinimalForm: number;
+        minimalCopyVsMinimalForm: number;
+      };
     };
     const rows: Row[] = [
       {
         area: 'Webhooks',
-        figure: 'constructEvent (WebCrypto, Node) / the least work a verifier must do (bench/minimal-verify.ts)',
+        figure: `constructEvent (WebCrypto, Node) / the least work a verifier must do (bench/minimal-verify.ts), its faster form per round (an identical copy of the minimal verifier reads x${fmt(ratios.minimalCopyVsMinimal, 2)} by this rule)`,
         measured: `x${fmt(ratios.webcryptoVsMinimal, 2)} throughput`,
         target: '>= x0.95',
         verdict: verdict(ratios.webcryptoVsMinimal >= 0.95),
+      },
+      {
+        area: 'Webhooks',
+        figure: `the same, against the minimal verifier's faster form over all rounds, chosen once (the copy reads x${fmt(ratios.minimalCopyVsMinimalForm, 2)})`,
+        measured: `x${fmt(ratios.webcryptoVsMinimalForm, 2)} throughput`,
+        target: '>= x0.95',
+        verdict: verdict(ratios.webcryptoVsMinimalForm >= 0.95),
       },
       {
         area: 'Webhooks',
@@ -118,15 +134,26 @@ const READERS: Record<string, Reader> = {
     return rows;
   },
   'webhooks-browser'(result) {
-    const r = result as { browser: string; results: Fig[]; ratios: { oursVsStripe: number; oursVsBareSign: number; oursVsMinimal: number; verifyVsSign: number; jsHmacVsMinimal: number } };
+    const r = result as {
+      browser: string;
+      results: Fig[];
+      ratios: { oursVsStripe: number; oursVsBareSign: number; oursVsMinimal: number; verifyVsSign: number; jsHmacVsMinimal: number; minimalCopyVsMinimal: number; oursVsMinimalForm: number; minimalCopyVsMinimalForm: number };
+    };
     const chrome = /HeadlessChrome\/(\d+)/.exec(r.browser)?.[1] ?? '?';
     return [
       {
         area: 'Webhooks',
-        figure: `constructEvent (Chromium ${chrome}) / the least work a verifier must do (bench/minimal-verify.ts)`,
+        figure: `constructEvent (Chromium ${chrome}) / the least work a verifier must do (bench/minimal-verify.ts), its faster form per round (an identical copy of the minimal verifier reads x${fmt(r.ratios.minimalCopyVsMinimal, 2)} by this rule)`,
         measured: `x${fmt(r.ratios.oursVsMinimal, 2)} throughput`,
         target: '>= x0.95',
         verdict: verdict(r.ratios.oursVsMinimal >= 0.95),
+      },
+      {
+        area: 'Webhooks',
+        figure: `the same, against the minimal verifier's faster form over all rounds, chosen once (the copy reads x${fmt(r.ratios.minimalCopyVsMinimalForm, 2)})`,
+        measured: `x${fmt(r.ratios.oursVsMinimalForm, 2)} throughput`,
+        target: '>= x0.95',
+        verdict: verdict(r.ratios.oursVsMinimalForm >= 0.95),
       },
       {
         area: 'Webhooks',

@@ -45,6 +45,10 @@ export interface BrowserWebhooksBench {
     syncHmacVsStripe: number;
     /** A second copy of the minimal verifier (sign form) / the limit, by the rule of `oursVsMinimal`: the rule's reading of a verifier as fast as the limit. */
     minimalCopyVsMinimal: number;
+    /** ours / the minimal verifier's faster form over all rounds (chosen once by its median): the reading without the per-round maximum's bias (bench/webhooks.ts). */
+    oursVsMinimalForm: number;
+    /** The A/A copy / that same form. */
+    minimalCopyVsMinimalForm: number;
   };
 }
 
@@ -105,6 +109,8 @@ globalThis.__bench = async (rounds, roundMs) => {
     for (let k = 0; k < cases.length; k++) { const i = (k + r) % cases.length; ops[i] = await sample(cases[i][1], roundMs); }
     perRound.push(ops);
   }
+  // The limit's faster form over all rounds, chosen once (see oursVsMinimalForm).
+  const form = median(perRound.map((o) => o[4])) > median(perRound.map((o) => o[3])) ? 4 : 3;
   return {
     browser: navigator.userAgent,
     results: cases.map(([name], i) => ({ name, opsPerSecond: Math.round(median(perRound.map((o) => o[i]))) })),
@@ -118,6 +124,8 @@ globalThis.__bench = async (rounds, roundMs) => {
       syncHmacVsMinimal: median(perRound.map((o) => o[6] / Math.max(o[3], o[4]))),
       syncHmacVsStripe: median(perRound.map((o) => o[6] / o[1])),
       minimalCopyVsMinimal: median(perRound.map((o) => o[7] / Math.max(o[3], o[4]))),
+      oursVsMinimalForm: median(perRound.map((o) => o[0] / o[form])),
+      minimalCopyVsMinimalForm: median(perRound.map((o) => o[7] / o[form])),
     },
     hasNodeGlobals: typeof globalThis.process !== 'undefined' || typeof globalThis.Buffer !== 'undefined',
   };
@@ -177,4 +185,5 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   console.log(`the minimal work with an HMAC in JavaScript / the minimal verifier: x${bench.ratios.jsHmacVsMinimal.toFixed(2)}`);
   console.log(`ours with the synchronous HMAC (not shipped) / the minimal verifier: x${bench.ratios.syncHmacVsMinimal.toFixed(2)}; / Stripe: x${bench.ratios.syncHmacVsStripe.toFixed(2)}`);
   console.log(`A/A: a second copy of the minimal verifier / the minimal verifier: x${bench.ratios.minimalCopyVsMinimal.toFixed(2)} (the rule's own reading at the limit)`);
+  console.log(`ours / the minimal verifier's faster form over all rounds: x${bench.ratios.oursVsMinimalForm.toFixed(2)} (A/A: x${bench.ratios.minimalCopyVsMinimalForm.toFixed(2)})`);
 }
