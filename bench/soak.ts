@@ -58,11 +58,18 @@ export interface SoakOptions {
    * 34's fourth pass) instead of bench/soak-load.ts in its own process.
    */
   client?: boolean;
+  /**
+   * `--baseline DIR`: DIR/dist/cli.js (another build: main's, say) serves a memory-only and a
+   * `--data` server beside this build's two, its windows in the same order; A/B figures only.
+   */
+  baseline?: string | undefined;
 }
 
 /** One window of one server. */
 export interface SoakWindow {
   server: 'memory' | 'data';
+  /** `baseline`: a window of the `--baseline` build's server. */
+  build?: 'baseline';
   at: number;
   lifecycles: number;
   perSecond: number;
@@ -94,17 +101,18 @@ export interface SoakResult {
 
 interface Server {
   name: 'memory' | 'data';
+  baseline?: true;
   process: ChildProcess;
   url: string;
   keys: string[];
   dir: string | null;
 }
 
-async function start(name: Server['name'], dir: string | null): Promise<{ server: Server; readyMs: number }> {
+async function start(name: Server['name'], dir: string | null, cli = CLI): Promise<{ server: Server; readyMs: number }> {
   const started = performance.now();
   const args = ['serve', '--port', '0', ...FLAGS, ...(dir === null ? [] : ['--data', dir])];
   // Request log lines go to stderr: dropped, as a terminal would scroll them.
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn(process.execPath, [cli, ...args], { stdio: ['ignore', 'pipe', 'ignore'] });
   const line = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
@@ -243,6 +251,7 @@ async function window(server: Server, load: Load, options: SoakOptions, at: numb
   if (round.firstError !== undefined && round.lifecycles === 0) throw new Error(`${server.name}: no lifecycle: ${round.firstError}`);
   return {
     server: server.name,
+    ...(server.baseline === true ? { build: 'baseline' as const } : {}),
     at,
     lifecycles: round.lifecycles,
     perSecond: round.lifecycles / (round.ms / 1000),
@@ -322,7 +331,7 @@ const f2 = (n: number): string => n.toFixed(2);
 function print(w: SoakWindow): void {
   const folder = w.folderMb === null ? '-' : `${f1(w.folderMb)} MB`;
   console.log(
-    `${w.server.padEnd(6)} ${String(Math.round(w.at)).padStart(5)} s  ${f1(w.perSecond).padStart(6)} lifecycles/s  CPU/lifecycle server ${f2(w.serverCpuMs)} ms, load ${f2(w.generatorCpuMs)} ms  p50 ${f1(w.p50)} / p99 ${f1(w.p99)} / max ${f1(w.max)} ms  RSS ${Math.round(w.rssMb)} MB (peak ${Math.round(w.peakRssMb)})  folder ${folder}  ${Math.round(w.writtenPerRequest)} B written/request${w.errors > 0 ? `  ${w.errors} errors` : ''}`,
+    `${w.build === 'baseline' ? 'base ' : ''}${w.server.padEnd(6)} ${String(Math.round(w.at)).padStart(5)} s  ${f1(w.perSecond).padStart(6)} lifecycles/s  CPU/lifecycle server ${f2(w.serverCpuMs)} ms, load ${f2(w.generatorCpuMs)} ms  p50 ${f1(w.p50)} / p99 ${f1(w.p99)} / max ${f1(w.max)} ms  RSS ${Math.round(w.rssMb)} MB (peak ${Math.round(w.peakRssMb)})  folder ${folder}  ${Math.round(w.writtenPerRequest)} B written/request${w.errors > 0 ? `  ${w.errors} errors` : ''}`,
   );
 }
 
@@ -332,7 +341,9 @@ function optionsFrom(argv: readonly string[]): SoakOptions {
     const raw = at >= 0 ? Number(argv[at + 1]) : Number.NaN;
     return Number.isFinite(raw) && raw > 0 ? raw : fallback;
   };
-  return { seconds: value('seconds', 30), window: value('window', 5), tenants: value('tenants', 20), concurrency: value('concurrency', 16), phases: argv.includes('--phases') || argv.includes('--soak-phases'), client: argv.includes('--client') || argv.includes('--soak-client') };
+  return { seconds: value('seconds', 30), window: value('window', 5), tenants: value('tenants', 20), concurrency: value('concurrency', 16), phases: argv.includes('--phases') || argv.includes('--soak-phases'), client: argv.includes('--client') || argv.includes('--soak-client'),
+    baseline: argv.includes('--baseline') ? argv[argv.indexOf('--baseline') + 1] : undefined,
+  };
 }
 
 /** The soak, side by side (see the module comment). */
@@ -345,38 +356,50 @@ export async function run(options: SoakOptions = optionsFrom(process.argv)): Pro
   let stored = (await start('data', data)).server;
   const windows: SoakWindow[] = [];
   let load: Load | undefined;
+  const base: Server[] = [];
+  if (options.baseline !== undefined) {
+    const cli = path.join(options.baseline, 'dist', 'cli.js');
+    base.push({ ...(await start('memory', null, cli)).server, baseline: true }, { ...(await start('data', path.join(dir, 'base-data'), cli)).server, baseline: true });
+  }
   try {
     await addTenants(memory, options.tenants);
     await addTenants(stored, options.tenants);
-    load = options.client === true ? clientLoad([memory, stored], options.concurrency) : processLoad(options.concurrency);
+    for (const s of base) await addTenants(s, options.tenants);
+    const servers = [memory, stored, ...base];
+    load = options.client === true ? clientLoad(servers, options.concurrency) : processLoad(options.concurrency);
     console.log(
       `soak: ${options.tenants} tenants, ${options.concurrency} in flight, ${options.seconds} s a server in windows of ${options.window} s, ${options.phases === true ? 'one server after the other' : 'alternating'}, load ${options.client === true ? 'from the PixUsdt client in this process (--client)' : 'from its own process (bench/soak-load.ts)'}`,
     );
     // Warm-up (JIT of the servers and of the load, connections): not counted.
     await window(memory, load, { ...options, window: 2 }, 0);
     await window(stored, load, { ...options, window: 2 }, 0);
+    for (const s of base) await window(s, load, { ...options, window: 2 }, 0);
     const rounds = Math.max(2, Math.round(options.seconds / options.window));
     const order: Array<[Server, number]> = [];
-    if (options.phases === true) for (const s of [memory, stored]) for (let i = 0; i < rounds; i++) order.push([s, i]);
-    else for (let i = 0; i < rounds; i++) for (const s of [memory, stored]) order.push([s, i]);
+    if (options.phases === true) for (const s of servers) for (let i = 0; i < rounds; i++) order.push([s, i]);
+    else for (let i = 0; i < rounds; i++) for (const s of servers) order.push([s, i]);
     for (const [s, i] of order) {
       const w = await window(s, load, options, (i + 1) * options.window);
       windows.push(w);
       print(w);
     }
     // The whole of each server's windows: the figure a measurement from outside takes.
-    const whole = (server: SoakWindow['server']): number => {
-      const of = windows.filter((w) => w.server === server);
-      return of.reduce((n, w) => n + w.perSecond, 0) / of.length;
-    };
-    console.log(`--data / memory-only over all their windows: ${f1(whole('data'))} / ${f1(whole('memory'))} lifecycles/s = x${(whole('data') / whole('memory')).toFixed(2)}`);
-    const mean = (server: SoakWindow['server'], field: 'serverCpuMs' | 'generatorCpuMs'): number => {
-      const of = windows.filter((w) => w.server === server);
+    const mean = (server: SoakWindow['server'], field: 'perSecond' | 'serverCpuMs' | 'generatorCpuMs', baseline = false): number => {
+      const of = windows.filter((w) => w.server === server && (w.build === 'baseline') === baseline);
       return of.reduce((n, w) => n + w[field], 0) / of.length;
     };
-    console.log(
-      `CPU per lifecycle: memory-only server ${f2(mean('memory', 'serverCpuMs'))} ms, --data server ${f2(mean('data', 'serverCpuMs'))} ms (memory / data x${(mean('memory', 'serverCpuMs') / mean('data', 'serverCpuMs')).toFixed(2)}); the load ${f2(mean('memory', 'generatorCpuMs'))} ms (memory-only windows), ${f2(mean('data', 'generatorCpuMs'))} ms (--data windows)`,
-    );
+    for (const baseline of base.length === 0 ? [false] : [false, true]) {
+      const m = (server: SoakWindow['server'], field: 'perSecond' | 'serverCpuMs' | 'generatorCpuMs'): number => mean(server, field, baseline);
+      const of = baseline ? 'baseline: ' : '';
+      console.log(`${of}--data / memory-only over all their windows: ${f1(m('data', 'perSecond'))} / ${f1(m('memory', 'perSecond'))} lifecycles/s = x${(m('data', 'perSecond') / m('memory', 'perSecond')).toFixed(2)}`);
+      console.log(
+        `${of}CPU per lifecycle: memory-only server ${f2(m('memory', 'serverCpuMs'))} ms, --data server ${f2(m('data', 'serverCpuMs'))} ms (memory / data x${(m('memory', 'serverCpuMs') / m('data', 'serverCpuMs')).toFixed(2)}); the load ${f2(m('memory', 'generatorCpuMs'))} ms (memory-only windows), ${f2(m('data', 'generatorCpuMs'))} ms (--data windows)`,
+      );
+    }
+    if (base.length > 0) {
+      const cpu = (server: SoakWindow['server']): string => `x${(mean(server, 'serverCpuMs', true) / mean(server, 'serverCpuMs')).toFixed(2)}`;
+      console.log(`baseline / this build, CPU per lifecycle: memory-only ${cpu('memory')}, --data ${cpu('data')}`);
+    }
     // A restart after the soak: kill -9, then the time to the ready line and to a tenant's first answer.
     await stop(stored.process, 'SIGKILL');
     const keys = stored.keys;
@@ -395,6 +418,7 @@ export async function run(options: SoakOptions = optionsFrom(process.argv)): Pro
     return { options, windows, restart, ...bytes };
   } finally {
     load?.close();
+    for (const s of base) await stop(s.process);
     await stop(memory.process);
     await stop(stored.process);
     rmSync(dir, { recursive: true, force: true });
