@@ -295,7 +295,7 @@ export class TenantCodec {
     const memory = { idempotency: tenant.idempotency.answered(), events: tenant.events.recent(platform.settings.eventLogSize) };
     const cutoff = (): number => tenant.clock.nowMs() - platform.settings.idempotencyTtlMs;
     // A tenant adopted (new, or restored over an emptied storage) has no rows in storage yet.
-    const idempotency = new StoredIdempotency(storage, tenant.id, cutoff, loaded ? storage.idempotencyKeys(tenant.id, cutoff()) : []);
+    const idempotency = new StoredIdempotency(storage, tenant.id, cutoff, loaded ? storage.idempotencyKeys(tenant.id) : []);
     for (const rec of memory.idempotency) idempotency.set(rec.key, rec);
     const events = new StoredEventLog(storage, tenant.id, platform.settings.eventLogSize, eventSeq);
     for (const e of memory.events) events.add(e);
