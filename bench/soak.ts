@@ -13,10 +13,16 @@
  * `--phases` runs the memory-only server's windows first, then the `--data` server's (the method of
  * the outside measurement in issue 34) instead of alternating; both print the ratio over all windows.
  *
- *   npm run build && node --import tsx bench/soak.ts [--seconds 60] [--window 5] [--tenants 20] [--concurrency 16] [--phases]
+ * The load comes from its own process (bench/soak-load.ts: raw keep-alive sockets, the same
+ * requests; issue 34, fourth pass), and each window prints that process's CPU per lifecycle beside
+ * each server's own. `--client` is the method until then: the full `PixUsdt` client in this
+ * process, whose CPU per lifecycle capped the memory-only server's rate (docs/performance.md,
+ * "`serve --data` by the outside method").
+ *
+ *   npm run build && node --import tsx bench/soak.ts [--seconds 60] [--window 5] [--tenants 20] [--concurrency 16] [--phases] [--client]
  *   (npm run bench runs it with the defaults; `npm run bench -- --only soak --soak-seconds 900` for longer)
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -24,6 +30,7 @@ import { fileURLToPath } from 'node:url';
 import { PixUsdt } from '../src/index.js';
 import { openDataStore } from '../src/server/data/store.js';
 import { WALLET, cpf } from '../test/support/fixtures.js';
+import type { SoakCommand, SoakRound } from './soak-load.js';
 
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 // Volume limits far above what a soak moves (20 BRL a lifecycle), and no quote rate limit.
@@ -46,11 +53,23 @@ export interface SoakOptions {
    * phases one after the other, as measured from outside for issue 34), instead of alternating.
    */
   phases?: boolean;
+  /**
+   * `--client`: the load from the full `PixUsdt` client in this process (the method until issue
+   * 34's fourth pass) instead of bench/soak-load.ts in its own process.
+   */
+  client?: boolean;
+  /**
+   * `--baseline DIR`: DIR/dist/cli.js (another build: main's, say) serves a memory-only and a
+   * `--data` server beside this build's two, its windows in the same order; A/B figures only.
+   */
+  baseline?: string | undefined;
 }
 
 /** One window of one server. */
 export interface SoakWindow {
   server: 'memory' | 'data';
+  /** `baseline`: a window of the `--baseline` build's server. */
+  build?: 'baseline';
   at: number;
   lifecycles: number;
   perSecond: number;
@@ -63,6 +82,10 @@ export interface SoakWindow {
   writtenPerRequest: number;
   requests: number;
   errors: number;
+  /** The server process's CPU time per lifecycle in the window, in ms (/proc/PID/stat). */
+  serverCpuMs: number;
+  /** The load generator's CPU time per lifecycle, in ms (this process's with `--client`). */
+  generatorCpuMs: number;
 }
 
 /** Everything the soak measured. */
@@ -78,17 +101,18 @@ export interface SoakResult {
 
 interface Server {
   name: 'memory' | 'data';
+  baseline?: true;
   process: ChildProcess;
   url: string;
   keys: string[];
   dir: string | null;
 }
 
-async function start(name: Server['name'], dir: string | null): Promise<{ server: Server; readyMs: number }> {
+async function start(name: Server['name'], dir: string | null, cli = CLI): Promise<{ server: Server; readyMs: number }> {
   const started = performance.now();
   const args = ['serve', '--port', '0', ...FLAGS, ...(dir === null ? [] : ['--data', dir])];
   // Request log lines go to stderr: dropped, as a terminal would scroll them.
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn(process.execPath, [cli, ...args], { stdio: ['ignore', 'pipe', 'ignore'] });
   const line = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
@@ -106,6 +130,15 @@ function procStatus(pid: number): { rssMb: number; peakRssMb: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (field: string): number => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
   return { rssMb: kb('VmRSS') / 1024, peakRssMb: kb('VmHWM') / 1024 };
+}
+
+const TICK_MS = 10; // USER_HZ is 100 on Linux
+
+/** The process's user + system CPU time in ms (/proc/PID/stat, fields 14 and 15). */
+function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
 }
 
 function writtenBytes(pid: number): number {
@@ -136,44 +169,92 @@ async function lifecycle(client: PixUsdt, n: number, timed: <T>(p: () => Promise
 
 let counter = 0;
 
-async function window(server: Server, clients: PixUsdt[], options: SoakOptions, at: number): Promise<SoakWindow> {
+/** The load of one window: from this process through the client (`--client`), or from bench/soak-load.ts. */
+interface Load {
+  run(server: Server, ms: number): Promise<SoakRound>;
+  close(): void;
+}
+
+/** The old method: the full `PixUsdt` client in this process, one per tenant. */
+function clientLoad(servers: Server[], concurrency: number): Load {
+  const clients = new Map(servers.map((s) => [s, s.keys.slice(1).map((apiKey) => new PixUsdt({ apiKey, baseUrl: s.url, maxRetries: 0, timeoutMs: 30_000 }))]));
+  return {
+    async run(server, ms) {
+      const of = clients.get(server) as PixUsdt[];
+      const latencies: number[] = [];
+      let errors = 0;
+      let firstError: string | undefined;
+      const timed = async <T>(p: () => Promise<T>): Promise<T> => {
+        const t0 = performance.now();
+        try {
+          return await p();
+        } finally {
+          latencies.push(performance.now() - t0);
+        }
+      };
+      const cpu0 = process.cpuUsage();
+      const started = performance.now();
+      const end = started + ms;
+      let lifecycles = 0;
+      const worker = async (w: number): Promise<void> => {
+        while (performance.now() < end) {
+          const n = counter++;
+          try {
+            await lifecycle(of[(n + w) % of.length] as PixUsdt, n, timed);
+            lifecycles++;
+          } catch (e) {
+            errors++;
+            firstError ??= String(e);
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: concurrency }, (_, w) => worker(w)));
+      const cpu = process.cpuUsage(cpu0);
+      const round: SoakRound = { lifecycles, latencies, errors, ms: performance.now() - started, cpuMs: (cpu.user + cpu.system) / 1000 };
+      if (firstError !== undefined) round.firstError = firstError;
+      return round;
+    },
+    close() {},
+  };
+}
+
+/** The new method: bench/soak-load.ts in its own process, over IPC. */
+function processLoad(concurrency: number): Load {
+  const child = fork(fileURLToPath(new URL('./soak-load.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return {
+    run: (server, ms) =>
+      new Promise<SoakRound>((resolve, reject) => {
+        const onExit = (code: number | null): void => reject(new Error(`the soak's load generator exited (${code})`));
+        child.once('exit', onExit);
+        child.once('message', (round: SoakRound) => {
+          child.off('exit', onExit);
+          resolve(round);
+        });
+        const command: SoakCommand = { port: Number(new URL(server.url).port), keys: server.keys.slice(1), ms, inFlight: concurrency };
+        child.send(command);
+      }),
+    close: () => child.kill(),
+  };
+}
+
+async function window(server: Server, load: Load, options: SoakOptions, at: number): Promise<SoakWindow> {
   const pid = server.process.pid as number;
-  const latencies: number[] = [];
-  let errors = 0;
-  const timed = async <T>(p: () => Promise<T>): Promise<T> => {
-    const t0 = performance.now();
-    try {
-      return await p();
-    } finally {
-      latencies.push(performance.now() - t0);
-    }
-  };
   const written0 = writtenBytes(pid);
-  const end = performance.now() + options.window * 1000;
-  let lifecycles = 0;
-  const started = performance.now();
-  const worker = async (w: number): Promise<void> => {
-    while (performance.now() < end) {
-      const n = counter++;
-      try {
-        await lifecycle(clients[(n + w) % clients.length] as PixUsdt, n, timed);
-        lifecycles++;
-      } catch {
-        errors++;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: options.concurrency }, (_, w) => worker(w)));
-  const seconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
+  const cpu0 = cpuMs(pid);
+  const round = await load.run(server, options.window * 1000);
+  const serverCpu = cpuMs(pid) - cpu0;
+  const latencies = round.latencies.sort((a, b) => a - b);
   const q = (p: number): number => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? 0;
   const written = writtenBytes(pid) - written0;
   const { rssMb, peakRssMb } = procStatus(pid);
+  const per = (ms: number): number => (round.lifecycles === 0 ? 0 : ms / round.lifecycles);
+  if (round.firstError !== undefined && round.lifecycles === 0) throw new Error(`${server.name}: no lifecycle: ${round.firstError}`);
   return {
     server: server.name,
+    ...(server.baseline === true ? { build: 'baseline' as const } : {}),
     at,
-    lifecycles,
-    perSecond: lifecycles / seconds,
+    lifecycles: round.lifecycles,
+    perSecond: round.lifecycles / (round.ms / 1000),
     p50: q(0.5),
     p99: q(0.99),
     max: latencies.at(-1) ?? 0,
@@ -182,7 +263,9 @@ async function window(server: Server, clients: PixUsdt[], options: SoakOptions, 
     folderMb: server.dir === null ? null : folderBytes(server.dir) / 1e6,
     writtenPerRequest: latencies.length === 0 ? 0 : written / latencies.length,
     requests: latencies.length,
-    errors,
+    errors: round.errors,
+    serverCpuMs: per(serverCpu),
+    generatorCpuMs: per(round.cpuMs),
   };
 }
 
@@ -243,11 +326,12 @@ async function bytesPerRequest(): Promise<{ replayBytes: number; getBytes: numbe
 }
 
 const f1 = (n: number): string => n.toFixed(1);
+const f2 = (n: number): string => n.toFixed(2);
 
 function print(w: SoakWindow): void {
   const folder = w.folderMb === null ? '-' : `${f1(w.folderMb)} MB`;
   console.log(
-    `${w.server.padEnd(6)} ${String(Math.round(w.at)).padStart(5)} s  ${f1(w.perSecond).padStart(6)} lifecycles/s  p50 ${f1(w.p50)} / p99 ${f1(w.p99)} / max ${f1(w.max)} ms  RSS ${Math.round(w.rssMb)} MB (peak ${Math.round(w.peakRssMb)})  folder ${folder}  ${Math.round(w.writtenPerRequest)} B written/request${w.errors > 0 ? `  ${w.errors} errors` : ''}`,
+    `${w.build === 'baseline' ? 'base ' : ''}${w.server.padEnd(6)} ${String(Math.round(w.at)).padStart(5)} s  ${f1(w.perSecond).padStart(6)} lifecycles/s  CPU/lifecycle server ${f2(w.serverCpuMs)} ms, load ${f2(w.generatorCpuMs)} ms  p50 ${f1(w.p50)} / p99 ${f1(w.p99)} / max ${f1(w.max)} ms  RSS ${Math.round(w.rssMb)} MB (peak ${Math.round(w.peakRssMb)})  folder ${folder}  ${Math.round(w.writtenPerRequest)} B written/request${w.errors > 0 ? `  ${w.errors} errors` : ''}`,
   );
 }
 
@@ -257,7 +341,9 @@ function optionsFrom(argv: readonly string[]): SoakOptions {
     const raw = at >= 0 ? Number(argv[at + 1]) : Number.NaN;
     return Number.isFinite(raw) && raw > 0 ? raw : fallback;
   };
-  return { seconds: value('seconds', 30), window: value('window', 5), tenants: value('tenants', 20), concurrency: value('concurrency', 16), phases: argv.includes('--phases') || argv.includes('--soak-phases') };
+  return { seconds: value('seconds', 30), window: value('window', 5), tenants: value('tenants', 20), concurrency: value('concurrency', 16), phases: argv.includes('--phases') || argv.includes('--soak-phases'), client: argv.includes('--client') || argv.includes('--soak-client'),
+    baseline: argv.includes('--baseline') ? argv[argv.indexOf('--baseline') + 1] : undefined,
+  };
 }
 
 /** The soak, side by side (see the module comment). */
@@ -269,30 +355,51 @@ export async function run(options: SoakOptions = optionsFrom(process.argv)): Pro
   const memory = memoryStart.server;
   let stored = (await start('data', data)).server;
   const windows: SoakWindow[] = [];
+  let load: Load | undefined;
+  const base: Server[] = [];
+  if (options.baseline !== undefined) {
+    const cli = path.join(options.baseline, 'dist', 'cli.js');
+    base.push({ ...(await start('memory', null, cli)).server, baseline: true }, { ...(await start('data', path.join(dir, 'base-data'), cli)).server, baseline: true });
+  }
   try {
     await addTenants(memory, options.tenants);
     await addTenants(stored, options.tenants);
-    const clientsOf = (s: Server): PixUsdt[] => s.keys.slice(1).map((apiKey) => new PixUsdt({ apiKey, baseUrl: s.url, maxRetries: 0, timeoutMs: 30_000 }));
-    const clients = { memory: clientsOf(memory), data: clientsOf(stored) };
-    console.log(`soak: ${options.tenants} tenants, ${options.concurrency} in flight, ${options.seconds} s a server in windows of ${options.window} s, ${options.phases === true ? 'one server after the other' : 'alternating'}`);
-    // Warm-up (JIT, connections): not counted.
-    await window(memory, clients.memory, { ...options, window: 2 }, 0);
-    await window(stored, clients.data, { ...options, window: 2 }, 0);
+    for (const s of base) await addTenants(s, options.tenants);
+    const servers = [memory, stored, ...base];
+    load = options.client === true ? clientLoad(servers, options.concurrency) : processLoad(options.concurrency);
+    console.log(
+      `soak: ${options.tenants} tenants, ${options.concurrency} in flight, ${options.seconds} s a server in windows of ${options.window} s, ${options.phases === true ? 'one server after the other' : 'alternating'}, load ${options.client === true ? 'from the PixUsdt client in this process (--client)' : 'from its own process (bench/soak-load.ts)'}`,
+    );
+    // Warm-up (JIT of the servers and of the load, connections): not counted.
+    await window(memory, load, { ...options, window: 2 }, 0);
+    await window(stored, load, { ...options, window: 2 }, 0);
+    for (const s of base) await window(s, load, { ...options, window: 2 }, 0);
     const rounds = Math.max(2, Math.round(options.seconds / options.window));
     const order: Array<[Server, number]> = [];
-    if (options.phases === true) for (const s of [memory, stored]) for (let i = 0; i < rounds; i++) order.push([s, i]);
-    else for (let i = 0; i < rounds; i++) for (const s of [memory, stored]) order.push([s, i]);
+    if (options.phases === true) for (const s of servers) for (let i = 0; i < rounds; i++) order.push([s, i]);
+    else for (let i = 0; i < rounds; i++) for (const s of servers) order.push([s, i]);
     for (const [s, i] of order) {
-      const w = await window(s, s === memory ? clients.memory : clients.data, options, (i + 1) * options.window);
+      const w = await window(s, load, options, (i + 1) * options.window);
       windows.push(w);
       print(w);
     }
     // The whole of each server's windows: the figure a measurement from outside takes.
-    const whole = (server: SoakWindow['server']): number => {
-      const of = windows.filter((w) => w.server === server);
-      return of.reduce((n, w) => n + w.perSecond, 0) / of.length;
+    const mean = (server: SoakWindow['server'], field: 'perSecond' | 'serverCpuMs' | 'generatorCpuMs', baseline = false): number => {
+      const of = windows.filter((w) => w.server === server && (w.build === 'baseline') === baseline);
+      return of.reduce((n, w) => n + w[field], 0) / of.length;
     };
-    console.log(`--data / memory-only over all their windows: ${f1(whole('data'))} / ${f1(whole('memory'))} lifecycles/s = x${(whole('data') / whole('memory')).toFixed(2)}`);
+    for (const baseline of base.length === 0 ? [false] : [false, true]) {
+      const m = (server: SoakWindow['server'], field: 'perSecond' | 'serverCpuMs' | 'generatorCpuMs'): number => mean(server, field, baseline);
+      const of = baseline ? 'baseline: ' : '';
+      console.log(`${of}--data / memory-only over all their windows: ${f1(m('data', 'perSecond'))} / ${f1(m('memory', 'perSecond'))} lifecycles/s = x${(m('data', 'perSecond') / m('memory', 'perSecond')).toFixed(2)}`);
+      console.log(
+        `${of}CPU per lifecycle: memory-only server ${f2(m('memory', 'serverCpuMs'))} ms, --data server ${f2(m('data', 'serverCpuMs'))} ms (memory / data x${(m('memory', 'serverCpuMs') / m('data', 'serverCpuMs')).toFixed(2)}); the load ${f2(m('memory', 'generatorCpuMs'))} ms (memory-only windows), ${f2(m('data', 'generatorCpuMs'))} ms (--data windows)`,
+      );
+    }
+    if (base.length > 0) {
+      const cpu = (server: SoakWindow['server']): string => `x${(mean(server, 'serverCpuMs', true) / mean(server, 'serverCpuMs')).toFixed(2)}`;
+      console.log(`baseline / this build, CPU per lifecycle: memory-only ${cpu('memory')}, --data ${cpu('data')}`);
+    }
     // A restart after the soak: kill -9, then the time to the ready line and to a tenant's first answer.
     await stop(stored.process, 'SIGKILL');
     const keys = stored.keys;
@@ -310,6 +417,8 @@ export async function run(options: SoakOptions = optionsFrom(process.argv)): Pro
     console.log(`write-ahead log per request: accept ${Math.round(bytes.mutationBytes)} B, idempotent replay ${Math.round(bytes.replayBytes)} B, GET ${Math.round(bytes.getBytes)} B`);
     return { options, windows, restart, ...bytes };
   } finally {
+    load?.close();
+    for (const s of base) await stop(s.process);
     await stop(memory.process);
     await stop(stored.process);
     rmSync(dir, { recursive: true, force: true });

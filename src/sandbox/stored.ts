@@ -148,6 +148,9 @@ class GuardedStorage implements SandboxStorage {
   idempotencyAll(tenantId: string, after: number): ReturnType<SandboxStorage['idempotencyAll']> {
     return this.#read(tenantId, () => this.storage.idempotencyAll(tenantId, after));
   }
+  idempotencyKeys(tenantId: string): string[] {
+    return this.#read(tenantId, () => this.storage.idempotencyKeys(tenantId));
+  }
   events(tenantId: string, limit: number): ReturnType<SandboxStorage['events']> {
     return this.#read(tenantId, () => this.storage.events(tenantId, limit));
   }

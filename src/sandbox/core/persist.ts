@@ -122,6 +122,13 @@ export function snapshotOfRows(rows: TenantRows, kinds: RecordTable, realNow = D
   return snapshot;
 }
 
+/** A 30-bit hash of a key (FNV-1a; 30 bits stay a small integer in V8's sets). */
+function keyHash(key: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  return h & 0x3fffffff;
+}
+
 /** Idempotency records of a stored tenant: those not written yet in memory, the rest read from storage. */
 export class StoredIdempotency implements IdempotencyStore {
   // Running records, and answered ones not written yet.
@@ -129,22 +136,36 @@ export class StoredIdempotency implements IdempotencyStore {
   readonly #taken = new Set<IdempotencyRec>();
   #cutoff = -Infinity;
   #expiredTo = -Infinity;
+  /**
+   * The hashes of every key storage may hold for this tenant: those it held when the tenant was
+   * loaded (none for a new tenant), and every key set since (storage has no other writer while
+   * the tenant is in memory). A key whose hash is not here is not in storage, so a new key (most
+   * mutations carry one) is answered without a `SELECT`; a hash that is here (a replay, an
+   * expired key, one in 2^30 new keys) reads storage as before.
+   */
+  readonly #known: Set<number>;
 
   constructor(
     private readonly storage: SandboxStorage,
     private readonly tenantId: string,
     /** The instant at or before which a record has expired (the tenant's time minus the window). */
     private readonly cutoff: () => number,
-  ) {}
+    /** The keys storage holds for this tenant (`[]`: a tenant storage has no rows of yet). */
+    stored: readonly string[],
+  ) {
+    this.#known = new Set(stored.map(keyHash));
+  }
 
   get(key: string): IdempotencyRec | undefined {
     const live = this.#live.get(key);
     if (live !== undefined) return live;
+    if (!this.#known.has(keyHash(key))) return undefined;
     const row = this.storage.idempotency(this.tenantId, key, this.cutoff());
     return row === null ? undefined : idempotencyIn(JSON.parse(row.data) as IdempotencySnapshot);
   }
 
   set(key: string, record: IdempotencyRec): void {
+    this.#known.add(keyHash(key));
     this.#live.set(key, record);
   }
 
@@ -269,10 +290,12 @@ export class TenantCodec {
   ) {}
 
   /** The stored logs of a tenant (replacing those in memory, whose content becomes rows to write). */
-  #storeLogs(tenant: TenantState, eventSeq: number): void {
+  #storeLogs(tenant: TenantState, eventSeq: number, loaded: boolean): void {
     const { platform, storage } = this;
     const memory = { idempotency: tenant.idempotency.answered(), events: tenant.events.recent(platform.settings.eventLogSize) };
-    const idempotency = new StoredIdempotency(storage, tenant.id, () => tenant.clock.nowMs() - platform.settings.idempotencyTtlMs);
+    const cutoff = (): number => tenant.clock.nowMs() - platform.settings.idempotencyTtlMs;
+    // A tenant adopted (new, or restored over an emptied storage) has no rows in storage yet.
+    const idempotency = new StoredIdempotency(storage, tenant.id, cutoff, loaded ? storage.idempotencyKeys(tenant.id) : []);
     for (const rec of memory.idempotency) idempotency.set(rec.key, rec);
     const events = new StoredEventLog(storage, tenant.id, platform.settings.eventLogSize, eventSeq);
     for (const e of memory.events) events.add(e);
@@ -285,7 +308,7 @@ export class TenantCodec {
    * next capture writes all of it.
    */
   adopt(tenant: TenantState, created: number): void {
-    this.#storeLogs(tenant, 0);
+    this.#storeLogs(tenant, 0, false);
     this.#written.set(tenant, { created, state: null, wakeAt: undefined, keys: null });
   }
 
@@ -297,7 +320,7 @@ export class TenantCodec {
     const state = JSON.parse(rows.tenant.state) as StoredTenantState;
     const tenant = restoreTenant(this.platform, snapshot);
     if (tenant.clock.realTime === state.clock.realTime) tenant.clock.state = state.clock;
-    this.#storeLogs(tenant, rows.eventSeq);
+    this.#storeLogs(tenant, rows.eventSeq, true);
     for (const kind of Object.values(this.kinds)) kind.collection(tenant)?.startTracking();
     tenant.usage.changed = new Set();
     this.#written.set(tenant, { created: rows.tenant.created, state: rows.tenant.state, wakeAt: rows.tenant.wakeAt, keys: JSON.stringify(tenant.keys) });

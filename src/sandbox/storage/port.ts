@@ -143,6 +143,8 @@ export interface SandboxStorage {
   idempotency(tenantId: string, key: string, after: number): IdempotencyRow | null;
   /** Every idempotency record started after `after`, oldest first. */
   idempotencyAll(tenantId: string, after: number): IdempotencyRow[];
+  /** The keys of a tenant's idempotency records, expired ones included, in no order (a tenant's load: see core/persist.ts). */
+  idempotencyKeys(tenantId: string): string[];
   /** The last `limit` events of a tenant, oldest first. */
   events(tenantId: string, limit: number): EventRow[];
   /** A tenant's records per kind (`user`, `quote`...), counted without loading it: a listing's figures. */

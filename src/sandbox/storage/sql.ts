@@ -103,6 +103,8 @@ const SQL = {
   keyIdTenant: 'SELECT tenant FROM api_keys WHERE id = ? LIMIT 1',
   idempotency: 'SELECT key, started_at, data FROM idempotency WHERE tenant = ? AND key = ? AND started_at > ?',
   idempotencyAll: 'SELECT key, started_at, data FROM idempotency WHERE tenant = ? AND started_at > ? ORDER BY started_at, rowid',
+  // Read from the (tenant, key) index alone: expired keys too, which only cost their lookup.
+  idempotencyKeys: 'SELECT key FROM idempotency WHERE tenant = ?',
   events: 'SELECT seq, data FROM events WHERE tenant = ? ORDER BY seq DESC LIMIT ?',
   eventSeq: 'SELECT MAX(seq) AS seq FROM events WHERE tenant = ?',
   counts: 'SELECT kind, COUNT(*) AS n FROM records WHERE tenant = ? GROUP BY kind',
@@ -296,6 +298,10 @@ export class SqlStorage implements SandboxStorage {
 
   idempotencyAll(tenantId: string, after: number): IdempotencyRow[] {
     return this.#all(SQL.idempotencyAll, [tenantId, after]).map((r) => ({ key: str(r['key']), startedAt: num(r['started_at']), data: str(r['data']) }));
+  }
+
+  idempotencyKeys(tenantId: string): string[] {
+    return this.#all(SQL.idempotencyKeys, [tenantId]).map((r) => str(r['key']));
   }
 
   events(tenantId: string, limit: number): EventRow[] {

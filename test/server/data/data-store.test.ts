@@ -65,6 +65,47 @@ describe('what a commit writes', () => {
   });
 });
 
+describe('idempotency keys', () => {
+  it('a new key reads no idempotency row; its replay does, in the same process and after a restart (the tenant loaded again)', async () => {
+    const lookups = { n: 0 };
+    // The driver without `get`: every query through `all`, counted when it looks up one key.
+    const wrap = (d: SqlDriver): SqlDriver => ({
+      all: (sql, params) => {
+        if (sql.startsWith('SELECT key, started_at, data FROM idempotency WHERE tenant = ? AND key = ?')) lookups.n++;
+        return d.all(sql, params);
+      },
+      run: (sql, params) => d.run(sql, params),
+      transaction: (fn) => d.transaction(fn),
+    });
+    const dir = tempDir();
+    const first = open(dir, OPTIONS, { wrapDriver: wrap });
+    const { apiKey } = await newTenant(first);
+    const body = { external_id: 'k-1', name: 'User 1', document_type: 'cpf', document_number: cpf(1) };
+    const created = await post(first, apiKey, '/v1/users', body, 'key-1');
+    expect(created.status).toBe(201);
+    const id = ((await created.json()) as { id: string }).id;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(lookups.n).toBe(0);
+    const replay = await post(first, apiKey, '/v1/users', body, 'key-1');
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(((await replay.json()) as { id: string }).id).toBe(id);
+    expect(lookups.n).toBe(1);
+    first.close();
+
+    lookups.n = 0;
+    const second = open(dir, OPTIONS, { wrapDriver: wrap });
+    const again = await post(second, apiKey, '/v1/users', body, 'key-1');
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(((await again.json()) as { id: string }).id).toBe(id);
+    expect(lookups.n).toBe(1);
+    const other = await post(second, apiKey, '/v1/users', { ...body, external_id: 'k-2', document_number: cpf(2) }, 'key-2');
+    expect(other.status).toBe(201);
+    expect(other.headers.get('idempotent-replayed')).toBeNull();
+    expect(lookups.n).toBe(1);
+    second.close();
+  });
+});
+
 describe('platform values', () => {
   it("the shared platform usage is written at each change, not only its first (kept JSON): a reopened folder counts every accept", async () => {
     const options: SandboxOptions = { ...OPTIONS, limits: { platform: { daily: '1000.00' }, platformScope: 'shared' } };
