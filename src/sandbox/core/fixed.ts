@@ -4,7 +4,7 @@
  * most, requests and settings 2 or 6). The counters add, subtract and compare amounts that are
  * already written (reservations, usage buckets, ceilings) and write BRL back with 2 decimals:
  * big.js parsed each of them into a digit array on every reservation (docs/decisions.md,
- * "Fixed-point limit counters"). Pricing, with its divisions and rounding modes, stays on big.js.
+ * "Fixed-point amounts"). Pricing, with its divisions and rounding modes, stays on big.js.
  * @module
  */
 import Big from 'big.js';
