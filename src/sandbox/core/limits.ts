@@ -68,6 +68,39 @@ function buckets(at: number): { day: string; month: string } {
   return { day: `d${Math.floor(at / 86_400_000)}`, month: `m${d.getUTCFullYear() * 12 + d.getUTCMonth()}` };
 }
 
+// The bucket keys of one UTC day (the month follows from the day), kept for the last day and per
+// user: the same flat strings on every reservation, whose hashes V8 keeps for the usage maps'
+// lookups, instead of six new strings each time.
+interface DayKeys {
+  dayNumber: number;
+  day: string;
+  month: string;
+  ownDay: string;
+  ownMonth: string;
+}
+
+let lastDay: DayKeys | undefined;
+
+function dayKeys(at: number): DayKeys {
+  const dayNumber = Math.floor(at / 86_400_000);
+  if (lastDay?.dayNumber !== dayNumber) {
+    const { day, month } = buckets(at);
+    lastDay = { dayNumber, day: flat(day), month: flat(month), ownDay: flat(`p${day}`), ownMonth: flat(`p${month}`) };
+  }
+  return lastDay;
+}
+
+const USER_KEYS = new Map<string, { dayNumber: number; day: string; month: string }>();
+
+function userKeys(userId: string, keys: DayKeys): { day: string; month: string } {
+  let kept = USER_KEYS.get(userId);
+  if (kept?.dayNumber !== keys.dayNumber) {
+    if (USER_KEYS.size >= 4096) USER_KEYS.clear();
+    USER_KEYS.set(userId, (kept = { dayNumber: keys.dayNumber, day: flat(`u${userId}${keys.day}`), month: flat(`u${userId}${keys.month}`) }));
+  }
+  return kept;
+}
+
 /** Everything the limit checks need for one conversion. */
 export interface LimitScope {
   settings: LimitSettings;
@@ -78,19 +111,20 @@ export interface LimitScope {
 }
 
 function levels(scope: LimitScope, at: number): Array<{ usage: Usage; key: string; ceiling: string; label: string }> {
-  const { day, month } = buckets(at);
+  const keys = dayKeys(at);
+  const { day, month } = keys;
+  const ofUser = userKeys(scope.userId, keys);
   const user = scope.kycApproved ? scope.settings.user : { daily: '0', monthly: '0' };
   // A tenant that is its own platform keeps the platform counters beside its own (`p` buckets).
   const shared = scope.settings.platformScope === 'shared';
   const platform = shared ? scope.platform : scope.partner;
-  const p = shared ? '' : 'p';
   return [
-    { usage: platform, key: p + day, ceiling: scope.settings.platform.daily, label: 'platform daily' },
-    { usage: platform, key: p + month, ceiling: scope.settings.platform.monthly, label: 'platform monthly' },
+    { usage: platform, key: shared ? day : keys.ownDay, ceiling: scope.settings.platform.daily, label: 'platform daily' },
+    { usage: platform, key: shared ? month : keys.ownMonth, ceiling: scope.settings.platform.monthly, label: 'platform monthly' },
     { usage: scope.partner, key: day, ceiling: scope.settings.partner.daily, label: 'partner daily' },
     { usage: scope.partner, key: month, ceiling: scope.settings.partner.monthly, label: 'partner monthly' },
-    { usage: scope.partner, key: `u${scope.userId}${day}`, ceiling: user.daily, label: 'user daily' },
-    { usage: scope.partner, key: `u${scope.userId}${month}`, ceiling: user.monthly, label: 'user monthly' },
+    { usage: scope.partner, key: ofUser.day, ceiling: user.daily, label: 'user daily' },
+    { usage: scope.partner, key: ofUser.month, ceiling: user.monthly, label: 'user monthly' },
   ];
 }
 
@@ -104,7 +138,7 @@ export function reserve(scope: LimitScope, current: Reservation, amount: string,
   const next = fixed(amount);
   const old = fixed(current.reservedBrl);
   const from = levels(scope, current.reservedAt);
-  const to = levels(scope, at);
+  const to = at === current.reservedAt ? from : levels(scope, at);
   const changes: Array<{ row: (typeof to)[number]; delta: bigint }> = [];
   to.forEach((row, i) => {
     const before = from[i] as (typeof from)[number];
@@ -126,8 +160,8 @@ export function reserve(scope: LimitScope, current: Reservation, amount: string,
   changes.forEach(({ row }, i) => {
     const value = values[i] as bigint;
     if (value <= 0n) row.usage.delete(row.key);
-    // A new bucket keeps its key for as long as the usage lasts: one flat string, not the template's pieces.
-    else row.usage.set(row.usage.has(row.key) ? row.key : flat(row.key), fixedText(value, 2));
+    // The keys are flat strings (dayKeys, userKeys): a new bucket keeps one, not a template's pieces.
+    else row.usage.set(row.key, fixedText(value, 2));
   });
   return { reservedBrl: fixedText(next, 2), reservedAt: at };
 }
