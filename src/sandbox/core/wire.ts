@@ -20,7 +20,7 @@ export function iso(ms: number): string {
   let out = ISO.get(ms);
   if (out === undefined) {
     out = new Date(ms).toISOString();
-    if (ISO.size >= MEMO_MAX) ISO.delete(ISO.keys().next().value as number);
+    if (ISO.size >= MEMO_MAX) ISO.clear();
     ISO.set(ms, out);
   }
   return out;
@@ -49,7 +49,7 @@ const DERIVED = new Map<string, Derived>();
 function derivedOf(id: string): Derived {
   let forId = DERIVED.get(id);
   if (forId === undefined) {
-    if (DERIVED.size >= MEMO_MAX) DERIVED.delete(DERIVED.keys().next().value as string);
+    if (DERIVED.size >= MEMO_MAX) DERIVED.clear();
     DERIVED.set(id, (forId = new Derived()));
   }
   return forId;
