@@ -10,18 +10,18 @@
 import Big from 'big.js';
 
 const SCALE = 18;
-const ZEROS = '0'.repeat(SCALE);
 // A plain decimal with at most SCALE decimals; anything else (an exponent, more decimals) is read by big.js.
 const PLAIN = /^-?\d+(\.\d{1,18})?$/;
+// 10^(18 - dp): one unit of the dp-th decimal, and its half.
 const UNITS: bigint[] = Array.from({ length: SCALE + 1 }, (_, dp) => 10n ** BigInt(SCALE - dp));
+const HALVES: bigint[] = UNITS.map((unit) => unit / 2n);
 
 /** A decimal string as 10^-18 units, exactly (a string big.js refuses throws as `new Big` does). */
 export function fixed(value: string): bigint {
   if (!PLAIN.test(value)) return BigInt(new Big(value).times(`1e${SCALE}`).toFixed(0));
   const dot = value.indexOf('.');
-  if (dot < 0) return BigInt(value + ZEROS);
-  const decimals = value.length - dot - 1;
-  return BigInt(value.slice(0, dot) + value.slice(dot + 1) + ZEROS.slice(decimals));
+  if (dot < 0) return BigInt(value) * (UNITS[0] as bigint);
+  return BigInt(value.slice(0, dot) + value.slice(dot + 1)) * (UNITS[value.length - dot - 1] as bigint);
 }
 
 /**
@@ -31,7 +31,7 @@ export function fixed(value: string): bigint {
 export function fixedText(value: bigint, dp: number): string {
   if (value < 0n) throw new RangeError('fixedText: a negative amount');
   const unit = UNITS[dp] as bigint;
-  const digits = (unit === 1n ? value : (value + unit / 2n) / unit).toString();
+  const digits = (unit === 1n ? value : (value + (HALVES[dp] as bigint)) / unit).toString();
   if (dp === 0) return digits;
   const padded = digits.length > dp ? digits : digits.padStart(dp + 1, '0');
   return `${padded.slice(0, -dp)}.${padded.slice(-dp)}`;
