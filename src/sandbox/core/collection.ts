@@ -64,12 +64,15 @@ export class Collection<T extends Stored> {
   readonly #byId = new Map<string, T>();
   readonly #keys: Record<string, IndexKey<T>>;
   readonly #indexes = new Map<string, Map<string, Posting>>();
+  // The indexes as a list (insert and update walk it on every write: no entries array each time).
+  readonly #list: ReadonlyArray<{ readonly key: IndexKey<T>; readonly postings: Map<string, Posting> }>;
   // Change tracking for a stored tenant (core/persist.ts); `null`: not tracked (in memory, the default).
   #track: { changed: Set<T>; read: Map<T, string>; removed: number[] } | null = null;
 
   constructor(indexes: Record<string, IndexKey<T>> = {}) {
     this.#keys = indexes;
     for (const name of Object.keys(indexes)) this.#indexes.set(name, new Map());
+    this.#list = Object.entries(indexes).map(([name, key]) => ({ key, postings: this.#indexes.get(name) as Map<string, Posting> }));
   }
 
   /** How many records it holds. */
@@ -167,9 +170,9 @@ export class Collection<T extends Stored> {
     this.#items.push(record);
     this.#track?.changed.add(record);
     this.#byId.set(record.id, record);
-    for (const [name, key] of Object.entries(this.#keys)) {
+    for (const { key, postings } of this.#list) {
       const k = key(record);
-      if (k !== null) this.#add(name, k, record.seq);
+      if (k !== null) add(postings, k, record.seq);
     }
     return record;
   }
@@ -189,17 +192,18 @@ export class Collection<T extends Stored> {
   /** Applies `change` to a record and moves it between index keys as needed. */
   update(record: T, change: (record: T) => void): void {
     this.#track?.changed.add(record);
-    const before: Array<string | null> = [];
-    const names = Object.keys(this.#keys);
-    for (const name of names) before.push((this.#keys[name] as IndexKey<T>)(record));
+    const list = this.#list;
+    const before: Array<string | null> = new Array(list.length);
+    for (let i = 0; i < list.length; i++) before[i] = (list[i] as (typeof list)[number]).key(record);
     change(record);
-    names.forEach((name, i) => {
-      const now = (this.#keys[name] as IndexKey<T>)(record);
+    for (let i = 0; i < list.length; i++) {
+      const { key, postings } = list[i] as (typeof list)[number];
+      const now = key(record);
       const was = before[i] as string | null;
-      if (now === was) return;
-      if (was !== null) this.#drop(name, was, record.seq);
-      if (now !== null) this.#add(name, now, record.seq);
-    });
+      if (now === was) continue;
+      if (was !== null) drop(postings, was, record.seq);
+      if (now !== null) add(postings, now, record.seq);
+    }
   }
 
   /**
@@ -261,31 +265,29 @@ export class Collection<T extends Stored> {
     }
     return { items: out, hasMore: false };
   }
+}
 
-  // Puts `seq` in its place under a key (see the module comment).
-  #add(name: string, key: string, seq: number): void {
-    const index = this.#indexes.get(name) as Map<string, Posting>;
-    const list = index.get(key);
-    if (list === undefined) index.set(key, seq);
-    else if (typeof list === 'number') index.set(key, list < seq ? [list, seq] : [seq, list]);
-    else if ((list[list.length - 1] as number) < seq) list.push(seq);
-    else list.splice(lowerBound(list, seq), 0, seq);
-  }
+// Puts `seq` in its place under a key of an index (see the module comment).
+function add(index: Map<string, Posting>, key: string, seq: number): void {
+  const list = index.get(key);
+  if (list === undefined) index.set(key, seq);
+  else if (typeof list === 'number') index.set(key, list < seq ? [list, seq] : [seq, list]);
+  else if ((list[list.length - 1] as number) < seq) list.push(seq);
+  else list.splice(lowerBound(list, seq), 0, seq);
+}
 
-  #drop(name: string, key: string, seq: number): void {
-    const index = this.#indexes.get(name) as Map<string, Posting>;
-    const list = index.get(key);
-    if (list === undefined) return;
-    if (typeof list === 'number') {
-      if (list === seq) index.delete(key);
-      return;
-    }
-    const at = lowerBound(list, seq);
-    if (list[at] !== seq) return;
-    list.splice(at, 1);
-    if (list.length === 1) index.set(key, list[0] as number);
-    else if (list.length === 0) index.delete(key);
+function drop(index: Map<string, Posting>, key: string, seq: number): void {
+  const list = index.get(key);
+  if (list === undefined) return;
+  if (typeof list === 'number') {
+    if (list === seq) index.delete(key);
+    return;
   }
+  const at = lowerBound(list, seq);
+  if (list[at] !== seq) return;
+  list.splice(at, 1);
+  if (list.length === 1) index.set(key, list[0] as number);
+  else if (list.length === 0) index.delete(key);
 }
 
 function seqsOf(posting: Posting | undefined): number[] {

@@ -6,9 +6,9 @@
  * reservation, so a release returns the amount to the bucket it is in.
  * @module
  */
-import Big from 'big.js';
 import type { TransactionLimitReason } from '../../models/errors.js';
 import { ApiError } from './errors.js';
+import { fixed, fixedText } from './fixed.js';
 import { flat } from './random.js';
 
 /** A daily and a monthly ceiling in BRL (decimal strings). */
@@ -68,6 +68,39 @@ function buckets(at: number): { day: string; month: string } {
   return { day: `d${Math.floor(at / 86_400_000)}`, month: `m${d.getUTCFullYear() * 12 + d.getUTCMonth()}` };
 }
 
+// The bucket keys of one UTC day (the month follows from the day), kept for the last day and per
+// user: the same flat strings on every reservation, whose hashes V8 keeps for the usage maps'
+// lookups, instead of six new strings each time.
+interface DayKeys {
+  dayNumber: number;
+  day: string;
+  month: string;
+  ownDay: string;
+  ownMonth: string;
+}
+
+let lastDay: DayKeys | undefined;
+
+function dayKeys(at: number): DayKeys {
+  const dayNumber = Math.floor(at / 86_400_000);
+  if (lastDay?.dayNumber !== dayNumber) {
+    const { day, month } = buckets(at);
+    lastDay = { dayNumber, day: flat(day), month: flat(month), ownDay: flat(`p${day}`), ownMonth: flat(`p${month}`) };
+  }
+  return lastDay;
+}
+
+const USER_KEYS = new Map<string, { dayNumber: number; day: string; month: string }>();
+
+function userKeys(userId: string, keys: DayKeys): { day: string; month: string } {
+  let kept = USER_KEYS.get(userId);
+  if (kept?.dayNumber !== keys.dayNumber) {
+    if (USER_KEYS.size >= 4096) USER_KEYS.clear();
+    USER_KEYS.set(userId, (kept = { dayNumber: keys.dayNumber, day: flat(`u${userId}${keys.day}`), month: flat(`u${userId}${keys.month}`) }));
+  }
+  return kept;
+}
+
 /** Everything the limit checks need for one conversion. */
 export interface LimitScope {
   settings: LimitSettings;
@@ -78,19 +111,20 @@ export interface LimitScope {
 }
 
 function levels(scope: LimitScope, at: number): Array<{ usage: Usage; key: string; ceiling: string; label: string }> {
-  const { day, month } = buckets(at);
+  const keys = dayKeys(at);
+  const { day, month } = keys;
+  const ofUser = userKeys(scope.userId, keys);
   const user = scope.kycApproved ? scope.settings.user : { daily: '0', monthly: '0' };
   // A tenant that is its own platform keeps the platform counters beside its own (`p` buckets).
   const shared = scope.settings.platformScope === 'shared';
   const platform = shared ? scope.platform : scope.partner;
-  const p = shared ? '' : 'p';
   return [
-    { usage: platform, key: p + day, ceiling: scope.settings.platform.daily, label: 'platform daily' },
-    { usage: platform, key: p + month, ceiling: scope.settings.platform.monthly, label: 'platform monthly' },
+    { usage: platform, key: shared ? day : keys.ownDay, ceiling: scope.settings.platform.daily, label: 'platform daily' },
+    { usage: platform, key: shared ? month : keys.ownMonth, ceiling: scope.settings.platform.monthly, label: 'platform monthly' },
     { usage: scope.partner, key: day, ceiling: scope.settings.partner.daily, label: 'partner daily' },
     { usage: scope.partner, key: month, ceiling: scope.settings.partner.monthly, label: 'partner monthly' },
-    { usage: scope.partner, key: `u${scope.userId}${day}`, ceiling: user.daily, label: 'user daily' },
-    { usage: scope.partner, key: `u${scope.userId}${month}`, ceiling: user.monthly, label: 'user monthly' },
+    { usage: scope.partner, key: ofUser.day, ceiling: user.daily, label: 'user daily' },
+    { usage: scope.partner, key: ofUser.month, ceiling: user.monthly, label: 'user monthly' },
   ];
 }
 
@@ -100,22 +134,23 @@ function levels(scope: LimitScope, at: number): Array<{ usage: Usage; key: strin
  * (a liquidation), the old amount leaves its buckets and the new one enters those of `at`.
  */
 export function reserve(scope: LimitScope, current: Reservation, amount: string, at = current.reservedAt): Reservation {
-  const next = new Big(amount);
-  const old = new Big(current.reservedBrl);
+  // Fixed-point (core/fixed.ts): the same sums and comparisons as big.js's, without a digit array per value.
+  const next = fixed(amount);
+  const old = fixed(current.reservedBrl);
   const from = levels(scope, current.reservedAt);
-  const to = levels(scope, at);
-  const changes: Array<{ row: (typeof to)[number]; delta: Big }> = [];
+  const to = at === current.reservedAt ? from : levels(scope, at);
+  const changes: Array<{ row: (typeof to)[number]; delta: bigint }> = [];
   to.forEach((row, i) => {
     const before = from[i] as (typeof from)[number];
-    if (before.key === row.key) changes.push({ row, delta: next.minus(old) });
-    else changes.push({ row: before, delta: old.neg() }, { row, delta: next });
+    if (before.key === row.key) changes.push({ row, delta: next - old });
+    else changes.push({ row: before, delta: -old }, { row, delta: next });
   });
   const values = changes.map(({ row, delta }) => {
     const used = row.usage.get(row.key);
-    return used === undefined ? delta : delta.plus(used);
+    return used === undefined ? delta : delta + fixed(used);
   });
   changes.forEach(({ row, delta }, i) => {
-    if (delta.gt(0) && (values[i] as Big).gt(row.ceiling)) {
+    if (delta > 0n && (values[i] as bigint) > ceilingOf(row.ceiling)) {
       const limit = row.label.replace(' ', '_') as TransactionLimitReason;
       const kyc = limit.startsWith('user') && !scope.kycApproved;
       const why = kyc ? ': the user\'s KYC is not approved, so the user limit is 0. Approve the KYC first (sandbox: POST /v1/test_helpers/users/{id}/kyc with status approved)' : '';
@@ -123,12 +158,24 @@ export function reserve(scope: LimitScope, current: Reservation, amount: string,
     }
   });
   changes.forEach(({ row }, i) => {
-    const value = values[i] as Big;
-    if (value.lte(0)) row.usage.delete(row.key);
-    // A new bucket keeps its key for as long as the usage lasts: one flat string, not the template's pieces.
-    else row.usage.set(row.usage.has(row.key) ? row.key : flat(row.key), value.toFixed(2));
+    const value = values[i] as bigint;
+    if (value <= 0n) row.usage.delete(row.key);
+    // The keys are flat strings (dayKeys, userKeys): a new bucket keeps one, not a template's pieces.
+    else row.usage.set(row.key, fixedText(value, 2));
   });
-  return { reservedBrl: next.toFixed(2), reservedAt: at };
+  return { reservedBrl: fixedText(next, 2), reservedAt: at };
+}
+
+// Ceilings are settings, the same few strings on every reservation: read once each (bounded).
+const CEILINGS = new Map<string, bigint>();
+
+function ceilingOf(ceiling: string): bigint {
+  let value = CEILINGS.get(ceiling);
+  if (value === undefined) {
+    if (CEILINGS.size >= 256) CEILINGS.clear();
+    CEILINGS.set(ceiling, (value = fixed(ceiling)));
+  }
+  return value;
 }
 
 /**
@@ -138,19 +185,19 @@ export function reserve(scope: LimitScope, current: Reservation, amount: string,
  * ceiling (`transaction_limit_exceeded`, the usage left as it was).
  */
 export function holdOnPlatform(usage: Usage, ceiling: LimitPair, holds: readonly Reservation[]): void {
-  const totals = new Map<string, { amount: Big; ceiling: string; label: string }>();
+  const totals = new Map<string, { amount: bigint; ceiling: string; label: string }>();
   for (const hold of holds) {
-    const amount = new Big(hold.reservedBrl);
-    if (amount.lte(0)) continue;
+    const amount = fixed(hold.reservedBrl);
+    if (amount <= 0n) continue;
     const { day, month } = buckets(hold.reservedAt);
     for (const [key, limit, label] of [[day, ceiling.daily, 'platform daily'], [month, ceiling.monthly, 'platform monthly']] as const) {
       const total = totals.get(key);
-      if (total === undefined) totals.set(key, { amount: amount.plus(usage.get(key) ?? '0'), ceiling: limit, label });
-      else total.amount = total.amount.plus(amount);
+      if (total === undefined) totals.set(key, { amount: amount + fixed(usage.get(key) ?? '0'), ceiling: limit, label });
+      else total.amount += amount;
     }
   }
   for (const { amount, ceiling: limit, label } of totals.values()) {
-    if (amount.gt(limit)) throw new ApiError('transaction_limit_exceeded', `The ${label} limit would be exceeded.`, { reason: label.replace(' ', '_') as TransactionLimitReason, limit: label.replace(' ', '_') });
+    if (amount > ceilingOf(limit)) throw new ApiError('transaction_limit_exceeded', `The ${label} limit would be exceeded.`, { reason: label.replace(' ', '_') as TransactionLimitReason, limit: label.replace(' ', '_') });
   }
-  for (const [key, { amount }] of totals) usage.set(flat(key), amount.toFixed(2));
+  for (const [key, { amount }] of totals) usage.set(flat(key), fixedText(amount, 2));
 }

@@ -20,7 +20,7 @@ import { type OwnSettings, type PlatformScope, type SettingsKind, type SettingsS
 import { type KeyRec, type LoggedEvent, type SandboxEvent, type StateChange, type TenantState, createTenantState } from './state.js';
 import { CORE_TIMERS, type TimerTable, fireTimer, rescheduleAll } from './timers.js';
 import { type ExtensionSchema, Lineage } from './tenant-schema.js';
-import { type Stamped, Version, type VersionKind, pack } from './versions.js';
+import { type Stamped, Version, type VersionKind, packedValues, samePrimitives } from './versions.js';
 import { iso } from './wire.js';
 import type { PlatformSettings, World } from './world.js';
 
@@ -83,8 +83,8 @@ export class Platform extends EventEmitter<PlatformEvents> implements World, Set
   readonly #pending = new Map<string, Set<Promise<unknown>>>();
   #closed = false;
   #strings = new Map<string, string>();
-  // The last version taken of each kind: an answer is mostly the version its event just took.
-  readonly #lastVersions = new Map<string, Version>();
+  // The last version taken of each kind, with the values it packs: an answer is mostly the version its event just took.
+  readonly #lastVersions = new Map<string, { version: Version; values: unknown[] }>();
   // One real timer for the due timers of every real-time tenant (core/alarm.ts).
   readonly #alarm = new Alarm((tenantId) => {
     const tenant = this.tenants.get(tenantId);
@@ -276,11 +276,21 @@ export class Platform extends EventEmitter<PlatformEvents> implements World, Set
    * follows it share one.
    */
   version<R extends Stamped>(kind: VersionKind<R>, record: R): Version {
-    const packed = pack(kind, record);
+    const values = packedValues(kind, record);
     const last = this.#lastVersions.get(kind.name);
-    if (last !== undefined && last.record === record && last.packed === packed) return last;
+    if (last !== undefined && last.version.record === record) {
+      // Unchanged (an answer after its event, a read after the answer): the same version, without its JSON written again.
+      if (samePrimitives(values, last.values)) return last.version;
+      const packed = JSON.stringify(values);
+      if (last.version.packed === packed) return last.version;
+      return this.#keep(kind, record, values, packed);
+    }
+    return this.#keep(kind, record, values, JSON.stringify(values));
+  }
+
+  #keep<R extends Stamped>(kind: VersionKind<R>, record: R, values: unknown[], packed: string): Version {
     const version = new Version(kind as unknown as VersionKind<never>, record, packed);
-    this.#lastVersions.set(kind.name, version);
+    this.#lastVersions.set(kind.name, { version, values });
     return version;
   }
 

@@ -96,13 +96,35 @@ function unpackSubmission(value: unknown, base: number): SubmissionRec | null {
 
 /** The packed fields of a record, as JSON: one array, instants as offsets from `createdAt`. */
 export function pack<R extends Stamped>(kind: VersionKind<R>, record: R): string {
+  return JSON.stringify(packedValues(kind, record));
+}
+
+/** The values {@link pack} writes, in its order. */
+export function packedValues<R extends Stamped>(kind: VersionKind<R>, record: R): unknown[] {
   const base = record.createdAt;
-  const values = kind.packed.map((field) => {
+  const fields = kind.packed;
+  const values: unknown[] = new Array(fields.length);
+  for (let i = 0; i < fields.length; i++) {
+    const field = fields[i] as Field<R>;
     const value = record[field] as unknown;
-    if (field === 'submission') return packSubmission(value as SubmissionRec | null, base);
-    return kind.instants.has(field) && value !== null ? (value as number) - base : value;
-  });
-  return JSON.stringify(values);
+    if (field === 'submission') values[i] = packSubmission(value as SubmissionRec | null, base);
+    else values[i] = value !== null && kind.instants.has(field) ? (value as number) - base : value;
+  }
+  return values;
+}
+
+/**
+ * Whether two {@link packedValues} are the same without writing them: each a string, number,
+ * boolean or null equal to the other (`===`, under which JSON writes the same). An object or an
+ * array among them answers false, and the caller packs and compares the JSON instead.
+ */
+export function samePrimitives(a: readonly unknown[], b: readonly unknown[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const value = a[i];
+    if (value !== b[i] || (typeof value === 'object' && value !== null)) return false;
+  }
+  return true;
 }
 
 function unpack<R extends Stamped>(kind: VersionKind<R>, record: R, packed: string): R {

@@ -20,7 +20,7 @@ export function iso(ms: number): string {
   let out = ISO.get(ms);
   if (out === undefined) {
     out = new Date(ms).toISOString();
-    if (ISO.size >= MEMO_MAX) ISO.delete(ISO.keys().next().value as number);
+    if (ISO.size >= MEMO_MAX) ISO.clear();
     ISO.set(ms, out);
   }
   return out;
@@ -29,16 +29,32 @@ export function iso(ms: number): string {
 // Identifiers derived from a record id (addresses, hashes, Pix ids), kept per id: a lifecycle
 // serializes the same conversion several times. Shared by sandboxes, which is safe because the
 // results depend on the arguments alone; keyed by the record's own id string, whose hash V8 keeps.
+// One object of one shape per id (not a key per kind and argument: `e2e${at}` was a new string
+// and a dictionary-mode lookup on every call); the BR Code and the E2E id keep the argument
+// they were made for. Both memos (this and ISO) start over when full: deleting the oldest entry
+// left a hole at the head of V8's ordered table that every later `keys().next()` walked past
+// (about 1.5 us a new id once full, as in a long-running sandbox).
 const MEMO_MAX = 4096;
-const DERIVED = new Map<string, Record<string, string>>();
 
-function derived(id: string, kind: string, make: () => string): string {
+class Derived {
+  address: string | null = null;
+  pixTx: string | null = null;
+  usdt: string | null = null;
+  qrAmount: string | null = null;
+  qr: string | null = null;
+  e2eAt = Number.NaN;
+  e2e: string | null = null;
+}
+
+const DERIVED = new Map<string, Derived>();
+
+function derivedOf(id: string): Derived {
   let forId = DERIVED.get(id);
   if (forId === undefined) {
-    if (DERIVED.size >= MEMO_MAX) DERIVED.delete(DERIVED.keys().next().value as string);
-    DERIVED.set(id, (forId = {}));
+    if (DERIVED.size >= MEMO_MAX) DERIVED.clear();
+    DERIVED.set(id, (forId = new Derived()));
   }
-  return (forId[kind] ??= make());
+  return forId;
 }
 
 function isoOrNull(ms: number | null): string | null {
@@ -47,12 +63,18 @@ function isoOrNull(ms: number | null): string | null {
 
 /** The deposit address issued for an offramp conversion: deterministic per id. */
 export function depositAddress(id: string): string {
-  return derived(id, 'address', () => derivedHex(`address:${id}`, 40, '0x'));
+  const d = derivedOf(id);
+  return (d.address ??= derivedHex(`address:${id}`, 40, '0x'));
 }
 
 /** A Pix BR Code (EMV "copia e cola") for paying `amount` BRL, deterministic per id. */
 export function pixQrCode(id: string, amount: string): string {
-  return derived(id, `qr:${amount}`, () => flat(brCode(id, amount)));
+  const d = derivedOf(id);
+  if (d.qr === null || d.qrAmount !== amount) {
+    d.qr = flat(brCode(id, amount));
+    d.qrAmount = amount;
+  }
+  return d.qr;
 }
 
 // Written by pix-usdt/pix (which validates what it writes): a single-use static code to the
@@ -70,11 +92,17 @@ function brCode(id: string, amount: string): string {
 }
 
 function pixTxId(id: string): string {
-  return derived(id, 'pixtx', () => derivedHex(`pixtx:${id}`, 32));
+  const d = derivedOf(id);
+  return (d.pixTx ??= derivedHex(`pixtx:${id}`, 32));
 }
 
 function pixE2eId(id: string, at: number): string {
-  return derived(id, `e2e${at}`, () => e2eOf(id, at));
+  const d = derivedOf(id);
+  if (d.e2e === null || d.e2eAt !== at) {
+    d.e2e = e2eOf(id, at);
+    d.e2eAt = at;
+  }
+  return d.e2e;
 }
 
 function e2eOf(id: string, at: number): string {
@@ -84,7 +112,8 @@ function e2eOf(id: string, at: number): string {
 }
 
 function usdtTxHash(id: string): string {
-  return derived(id, 'usdt', () => derivedHex(`usdt:${id}`, 64, '0x'));
+  const d = derivedOf(id);
+  return (d.usdt ??= derivedHex(`usdt:${id}`, 64, '0x'));
 }
 
 /** A user on the wire. */
