@@ -56,8 +56,8 @@ function storedHeaders(headers: Record<string, string>): Record<string, string> 
   return rest;
 }
 
-/** The stage. */
-export const idempotency: Stage<RoutedCall> = async (call, next) => {
+/** The stage: not an async function, so that a GET (no key to read) or a replay is answered at once. */
+export const idempotency: Stage<RoutedCall> = (call, next) => {
   if (!isMutation(call.method)) return next();
   const key = call.headers.get('idempotency-key');
   if (key === null || key === '') {
@@ -89,12 +89,22 @@ export const idempotency: Stage<RoutedCall> = async (call, next) => {
   // The key is kept for 24 hours: one flat copy, not the caller's string (which may be a tree of pieces).
   const rec: IdempotencyRec = { key: flat(key), fingerprint, startedAt: call.at, status: 0, body: null, requestId: call.requestId, headers: null };
   tenant.idempotency.set(rec.key, rec);
-  let answer: Answer;
+  let answer: Answer | Promise<Answer>;
   try {
-    answer = await next();
+    answer = next();
   } catch (error) {
-    answer = errorAnswer(error, call.requestId);
+    return stored(call, rec, errorAnswer(error, call.requestId));
   }
+  if (!(answer instanceof Promise)) return stored(call, rec, answer);
+  return answer.then(
+    (a) => stored(call, rec, a),
+    (error: unknown) => stored(call, rec, errorAnswer(error, call.requestId)),
+  );
+};
+
+// The answer of a key's first request, kept in its record (or the record dropped, for an answer a retry must be able to change).
+function stored(call: RoutedCall, rec: IdempotencyRec, answer: Answer): Answer {
+  const { tenant } = call;
   if (answer.status >= 500 || answer.status === 429) {
     // Not stored: a retry with the same key must be able to succeed.
     if (tenant.idempotency.get(rec.key) === rec) tenant.idempotency.delete(rec.key);
@@ -107,4 +117,4 @@ export const idempotency: Stage<RoutedCall> = async (call, next) => {
     rec.headers = storedHeaders(answer.headers);
   }
   return answer;
-};
+}

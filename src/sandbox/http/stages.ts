@@ -140,7 +140,7 @@ function answerOf(reply: Reply): Answer {
   return answer;
 }
 
-// Not an async function: a handler that answers at once (most do) costs no extra turn.
+// Not an async function: a handler that answers at once (most do) is answered at once.
 const execute: Stage<ValidatedCall> = (call) => {
   const { input } = call;
   const reply = call.route.handler({
@@ -153,7 +153,7 @@ const execute: Stage<ValidatedCall> = (call) => {
     query: input.query,
     body: input.body,
   });
-  return reply instanceof Promise ? reply.then(answerOf) : Promise.resolve(answerOf(reply));
+  return reply instanceof Promise ? reply.then(answerOf) : answerOf(reply);
 };
 
 /** The stages in order. */
