@@ -21,9 +21,9 @@ import { MAX_BODY } from '../../sandbox/http/stages.js';
 import { NETWORK_FAULT_HEADER } from '../../sandbox/plugins/faults/marker.js';
 import { CorsPolicy, isPreflight } from './cors.js';
 
-/** What the listener serves: a sandbox's `dispatch` and its request log. */
+/** What the listener serves: a sandbox's `dispatch` (the answer itself when it has it at once) and its request log. */
 export interface Dispatcher {
-  dispatch(incoming: Incoming, arrival: Arrival): Promise<Answer>;
+  dispatch(incoming: Incoming, arrival: Arrival): Answer | Promise<Answer>;
   readonly requests: RequestLog;
 }
 
@@ -91,8 +91,8 @@ export function bodyLimitOf(target: string | undefined): number {
 }
 
 /** Reads the body, refusing more than `limit` bytes (checked on Content-Length first, then while streaming). */
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  const declared = Number(req.headers['content-length']);
+function readBody(req: IncomingMessage, contentLength: string | undefined, limit: number): Promise<Buffer> {
+  const declared = Number(contentLength);
   if (Number.isFinite(declared) && declared > limit) return Promise.reject(tooLarge(limit));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -122,23 +122,32 @@ function askedMethod(method: string): string {
 }
 
 /**
- * The request as the sandbox reads it. Only the path and query of `req.url` are used; the origin
- * is ours. Synchronous when there is no body to read (a GET): no promise on that path.
+ * The request's headers as `Headers` would hold them (sandbox/http/call.ts `addHeader`), or
+ * `null` when one of them is one `Headers` refuses. Read from `rawHeaders`: Node's own
+ * `req.headers` is built on first read, a second copy the listener does not need.
  */
-function toIncoming(req: IncomingMessage, method: string, origin: string): Incoming | Promise<Incoming> {
+function headersOf(req: IncomingMessage): Map<string, string> | null {
+  const headers = new Map<string, string>();
+  const raw = req.rawHeaders;
+  // Node's parser has already refused most of what `Headers` would; the rest is refused here.
+  for (let i = 0; i + 1 < raw.length; i += 2) if (!addHeader(headers, raw[i] as string, raw[i + 1] as string)) return null;
+  return headers;
+}
+
+/**
+ * The answer of a request the sandbox answers: its headers checked (`null`: refused as `Headers`
+ * refuses them), then the sandbox asked. Synchronous when there is no body to read (a GET) and
+ * the sandbox answers at once: no promise on that path.
+ */
+function dispatchOf(sandbox: Dispatcher, req: IncomingMessage, method: string, headers: Map<string, string> | null, origin: string, arrival: Arrival): Answer | Promise<Answer> {
   const target = req.url ?? '';
   if (!target.startsWith('/') || target.startsWith('//')) throw refusal('The request target must be an absolute path.');
   const asked = askedMethod(method);
-  const headers = new Map<string, string>();
-  const raw = req.rawHeaders;
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    // Node's parser has already refused most of what `Headers` would; the rest is refused here.
-    if (!addHeader(headers, raw[i] as string, raw[i + 1] as string)) throw refusal('The request headers are malformed.');
-  }
+  if (headers === null) throw refusal('The request headers are malformed.');
   const href = origin + target;
-  if (NO_BODY.has(asked)) return incomingOfParts(asked, partsOf(target, href), href, headers, null);
+  if (NO_BODY.has(asked)) return sandbox.dispatch(incomingOfParts(asked, partsOf(target, href), href, headers, null), arrival);
   // The body is read before the target is checked: a refused target leaves nothing unread.
-  return readBody(req, bodyLimitOf(target)).then((body) => incomingOfParts(asked, partsOf(target, href), href, headers, body));
+  return readBody(req, headers.get('content-length'), bodyLimitOf(target)).then((body) => sandbox.dispatch(incomingOfParts(asked, partsOf(target, href), href, headers, body), arrival));
 }
 
 /** The path and query of a target; one in the form a URL parser gives (what clients send) is not parsed again. */
@@ -234,14 +243,20 @@ export function recordOwn(log: RequestLog, request: { method: string; path: stri
   log.add({ request_id: request.requestId, tenant_id: null, method: request.method, path: request.path, status: request.status, arrived: request.arrived, replayed: false, fault: null, object_ids: [] });
 }
 
-/** A request's answer and how it leaves. */
-interface Reply {
-  answer: Answer;
-  /** The server's own answer (recorded by the listener), not the sandbox's (recorded by the sandbox). */
-  own: boolean;
-  close: boolean;
-  linger: boolean;
+/** An answer of the listener's own and how it leaves (the sandbox's answers leave as {@link SANDBOX_REPLY} says). */
+class Reply {
+  constructor(
+    readonly answer: Answer,
+    /** The server's own answer (recorded by the listener), not the sandbox's (recorded by the sandbox). */
+    readonly own: boolean,
+    readonly close: boolean,
+    readonly linger: boolean,
+  ) {}
 }
+
+/** How an answer of the sandbox leaves: recorded by the sandbox, the connection kept. */
+type How = Omit<Reply, 'answer'>;
+const SANDBOX_REPLY: How = { own: false, close: false, linger: false };
 
 // When each request arrived, for the log line of a request that Node itself ends (a timeout): a
 // property of the request under a symbol of ours (cheaper per request than a WeakMap's entry).
@@ -255,48 +270,43 @@ export function createListener(sandbox: Dispatcher, options: ListenerOptions): (
   // The one error branch: a refused request, a closed sandbox, anything unexpected.
   const failure = (error: unknown): Reply => {
     const e = error instanceof Refusal ? error : new Refusal({ status: 500, code: 'internal_error', message: 'An unexpected error occurred.' });
-    return { answer: ownAnswer(e.envelope), own: true, close: e.close, linger: e.linger };
+    return new Reply(ownAnswer(e.envelope), true, e.close, e.linger);
   };
 
   // The answer, or a promise of it: a preflight is answered at once, the rest by the sandbox.
-  const replyOf = (req: IncomingMessage, method: string, arrived: number): Reply | Promise<Answer> => {
-    const origin = req.headers.origin;
+  const replyOf = (req: IncomingMessage, method: string, headers: Map<string, string> | null, origin: string | undefined, arrived: number): Reply | Answer | Promise<Answer> => {
     if (origin !== undefined && isPreflight(method, req.headers)) {
       if (cors.allows(origin)) {
         const headers = { ...cors.preflightHeaders(origin, req.headers['access-control-request-private-network'] === 'true'), 'x-request-id': newRequestId() };
-        return { answer: { status: 204, body: null, headers }, own: true, close: false, linger: false };
+        return new Reply({ status: 204, body: null, headers }, true, false, false);
       }
       const message = `The origin ${origin} may not call this server: start it with --cors-origin ${origin}.`;
       throw new Refusal({ status: 400, code: 'validation_error', message, details: { issues: [{ path: 'Origin', message: 'Not an allowed origin' }] } });
     }
-    const incoming = toIncoming(req, method, options.origin);
-    const arrival = { at: arrived, method };
-    return incoming instanceof Promise ? incoming.then((i) => sandbox.dispatch(i, arrival)) : sandbox.dispatch(incoming, arrival);
+    return dispatchOf(sandbox, req, method, headers, options.origin, { at: arrived, method });
   };
 
-  const finish = (req: IncomingMessage, res: ServerResponse, method: string, arrived: number, reply: Reply): void => {
-    const { answer } = reply;
+  const finish = (req: IncomingMessage, res: ServerResponse, method: string, origin: string | undefined, arrived: number, answer: Answer, how: How): void => {
     // An injected network fault: drop the connection, so the client sees a network error.
     if (answer.headers[NETWORK_FAULT_HEADER] !== undefined) res.socket?.destroy();
     // Node already answered and closed the connection (a request timeout): nothing to add.
     else if (req.socket.destroyed) return;
     else {
-      const origin = req.headers.origin;
       writeAnswer(res, answer, {
         head: method === 'HEAD',
-        close: reply.close || options.closing?.() === true,
+        close: how.close || options.closing?.() === true,
         extra: origin !== undefined && cors.allows(origin) ? cors.responseHeaders(origin) : null,
         method,
-        drain: reply.linger ? req : null,
+        drain: how.linger ? req : null,
       });
     }
-    if (reply.own) recordOwn(sandbox.requests, { method, path: logPath(req.url), status: answer.status, requestId: answer.headers['x-request-id'] ?? '-', arrived });
+    if (how.own) recordOwn(sandbox.requests, { method, path: logPath(req.url), status: answer.status, requestId: answer.headers['x-request-id'] ?? '-', arrived });
   };
 
   // Only a write that throws (the socket went away mid-answer) lands in `finish`'s catch: nothing left to tell anyone.
-  const finishOrDestroy = (req: IncomingMessage, res: ServerResponse, method: string, arrived: number, reply: Reply): void => {
+  const finishOrDestroy = (req: IncomingMessage, res: ServerResponse, method: string, origin: string | undefined, arrived: number, answer: Answer, how: How): void => {
     try {
-      finish(req, res, method, arrived, reply);
+      finish(req, res, method, origin, arrived, answer, how);
     } catch {
       res.destroy();
     }
@@ -306,16 +316,23 @@ export function createListener(sandbox: Dispatcher, options: ListenerOptions): (
     const arrived = performance.now();
     (req as Arrived)[ARRIVED] = arrived;
     const method = (req.method ?? 'GET').toUpperCase();
-    let pending: Reply | Promise<Answer>;
+    const headers = headersOf(req);
+    // Headers `Headers` refuses are refused after a preflight is answered (with Node's reading of `Origin`).
+    const origin = headers === null ? req.headers.origin : headers.get('origin');
+    let pending: Reply | Answer | Promise<Answer>;
     try {
-      pending = replyOf(req, method, arrived);
+      pending = replyOf(req, method, headers, origin, arrived);
     } catch (error) {
       pending = failure(error);
     }
-    if (!(pending instanceof Promise)) return finishOrDestroy(req, res, method, arrived, pending);
+    if (pending instanceof Reply) return finishOrDestroy(req, res, method, origin, arrived, pending.answer, pending);
+    if (!(pending instanceof Promise)) return finishOrDestroy(req, res, method, origin, arrived, pending, SANDBOX_REPLY);
     pending.then(
-      (answer) => finishOrDestroy(req, res, method, arrived, { answer, own: false, close: false, linger: false }),
-      (error: unknown) => finishOrDestroy(req, res, method, arrived, failure(error)),
+      (answer) => finishOrDestroy(req, res, method, origin, arrived, answer, SANDBOX_REPLY),
+      (error: unknown) => {
+        const reply = failure(error);
+        finishOrDestroy(req, res, method, origin, arrived, reply.answer, reply);
+      },
     );
   };
 }
