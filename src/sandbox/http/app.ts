@@ -24,6 +24,12 @@ export interface AppParts {
   requestLogSize?: number;
 }
 
+// Whether an answer's body opens with `{"id":"<id>"` (what idInBody would read, the same id).
+function bodyNames(answer: Answer, id: string): boolean {
+  const { body } = answer;
+  return body !== null && answer.status < 300 && body.startsWith('{"id":"') && body.startsWith(id, 7) && body.charCodeAt(7 + id.length) === 34 && !id.includes('\\') && !id.includes('"');
+}
+
 // One object from arrival to answer: the stages narrow it as they go (`authenticated`, `routed`,
 // `validated` set what a stage found and say so to the types), and a middleware's `Call` is the
 // same object. Its fields start empty, in the shape they end in.
@@ -198,8 +204,16 @@ export class App {
   }
 
   #log(call: RequestCall, answer: Answer, arrived: number, method = call.method): void {
-    const ids = Object.values(call.params);
-    const bodyId = idInBody(answer.status, answer.body);
+    const ids: string[] = [];
+    const { params } = call;
+    let named = false;
+    for (const name in params) {
+      const id = params[name] as string;
+      ids.push(id);
+      // The body's id is the path's (a read of one record): no copy of it to make.
+      named ||= bodyNames(answer, id);
+    }
+    const bodyId = named ? null : idInBody(answer.status, answer.body);
     if (bodyId !== null && !ids.includes(bodyId)) ids.push(bodyId);
     this.requests.add({
       // What the caller sees: a replay keeps the id of the request that produced the answer.

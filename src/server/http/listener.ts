@@ -90,28 +90,51 @@ export function bodyLimitOf(target: string | undefined): number {
   return target.length === TENANTS_PATH.length || target.charCodeAt(TENANTS_PATH.length) === 63 /* ? */ ? SNAPSHOT_BODY_BYTES : MAX_BODY;
 }
 
+/** A body being read: its chunks so far and its promise's ends (under a symbol of the request). */
+interface BodyRead {
+  chunks: Buffer[];
+  size: number;
+  limit: number;
+  resolve: (body: Buffer) => void;
+  reject: (error: Refusal) => void;
+}
+const BODY = Symbol('body');
+type Reading = IncomingMessage & { [BODY]: BodyRead };
+
+// The request's listeners: shared functions reading the state off the request (`this`), not
+// closures made per request.
+function onBodyData(this: Reading, chunk: Buffer): void {
+  const read = this[BODY];
+  read.size += chunk.length;
+  if (read.size > read.limit) {
+    this.off('data', onBodyData);
+    this.pause(); // the rest is drained once the answer is written (drainThenEnd)
+    read.reject(tooLarge(read.limit));
+    return;
+  }
+  read.chunks.push(chunk);
+}
+
+function onBodyEnd(this: Reading): void {
+  const { chunks, size } = this[BODY];
+  // One chunk (a small body, the usual case) is handed on as it is: no copy.
+  this[BODY].resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
+}
+
+// The client went away mid-body: nobody will read the answer, but the log would show a 400, not a 500.
+function onBodyError(this: Reading): void {
+  this[BODY].reject(refusal('The request body was cut short.'));
+}
+
 /** Reads the body, refusing more than `limit` bytes (checked on Content-Length first, then while streaming). */
 function readBody(req: IncomingMessage, contentLength: string | undefined, limit: number): Promise<Buffer> {
   const declared = Number(contentLength);
   if (Number.isFinite(declared) && declared > limit) return Promise.reject(tooLarge(limit));
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer): void => {
-      size += chunk.length;
-      if (size > limit) {
-        req.off('data', onData);
-        req.pause(); // the rest is drained once the answer is written (drainThenEnd)
-        reject(tooLarge(limit));
-        return;
-      }
-      chunks.push(chunk);
-    };
-    req.on('data', onData);
-    // One chunk (a small body, the usual case) is handed on as it is: no copy.
-    req.once('end', () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size)));
-    // The client went away mid-body: nobody will read the answer, but the log would show a 400, not a 500.
-    req.once('error', () => reject(refusal('The request body was cut short.')));
+    (req as Reading)[BODY] = { chunks: [], size: 0, limit, resolve, reject };
+    req.on('data', onBodyData);
+    req.once('end', onBodyEnd);
+    req.once('error', onBodyError);
   });
 }
 
