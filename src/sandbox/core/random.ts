@@ -12,6 +12,26 @@ export function hash53(text: string, seed = 0): number {
   return 4294967296 * high + low;
 }
 
+/**
+ * {@link hash53} of the pieces joined, without joining them: the joined string would be a tree
+ * of its pieces that the first read of a character copies flat (an idempotency fingerprint
+ * hashes a request's method, path and body on every mutation and replay).
+ */
+export function hash53Of(pieces: readonly string[], seed = 0): number {
+  let h1 = 0xdeadbeef ^ seed;
+  let h2 = 0x41c6ce57 ^ seed;
+  for (const text of pieces) {
+    for (let i = 0; i < text.length; i++) {
+      const ch = text.charCodeAt(i);
+      h1 = Math.imul(h1 ^ ch, 2654435761);
+      h2 = Math.imul(h2 ^ ch, 1597334677);
+    }
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+}
+
 // The 21 high bits and the 32 low bits of cyrb53.
 function hash53Parts(text: string, seed: number): [number, number] {
   let h1 = 0xdeadbeef ^ seed;

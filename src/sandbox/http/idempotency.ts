@@ -7,7 +7,7 @@
  * @module
  */
 import { ApiError } from '../core/errors.js';
-import { flat, hash53 } from '../core/random.js';
+import { flat, hash53Of } from '../core/random.js';
 import { type CompactBody, type IdempotencyRec, bodyText } from '../core/state.js';
 import { replayOf } from '../core/tenant-schema.js';
 import { Version } from '../core/versions.js';
@@ -70,7 +70,8 @@ export const idempotency: Stage<RoutedCall> = (call, next) => {
     throw new ApiError('validation_error', 'The request is invalid.', { issues: [{ path: 'Idempotency-Key', message: 'At most 255 characters' }] });
   }
   const { tenant } = call;
-  const fingerprint = hash53(`${call.method} ${call.path}${call.search}\n${call.bodyText}`, 1);
+  // The hash of `${method} ${path}${search}\n${body}`, read piece by piece.
+  const fingerprint = hash53Of([call.method, ' ', call.path, call.search, '\n', call.bodyText], 1);
   const existing = tenant.idempotency.get(key);
   if (existing) {
     const running = existing.status === 0;
