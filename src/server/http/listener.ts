@@ -146,8 +146,8 @@ function askedMethod(method: string): string {
 
 /**
  * The request's headers as `Headers` would hold them (sandbox/http/call.ts `addHeader`), or
- * `null` when one of them is one `Headers` refuses. Read from `rawHeaders`: Node's own
- * `req.headers` is built on first read, a second copy the listener does not need.
+ * `null` when one of them is one `Headers` refuses. Read from `rawHeaders`; the listener reads
+ * `Origin` and `Content-Length` from this map too, not from Node's `req.headers`.
  */
 function headersOf(req: IncomingMessage): Map<string, string> | null {
   const headers = new Map<string, string>();
