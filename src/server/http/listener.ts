@@ -90,26 +90,45 @@ export function bodyLimitOf(target: string | undefined): number {
   return target.length === TENANTS_PATH.length || target.charCodeAt(TENANTS_PATH.length) === 63 /* ? */ ? SNAPSHOT_BODY_BYTES : MAX_BODY;
 }
 
-/** A body being read: its chunks so far and its promise's ends (under a symbol of the request). */
+/**
+ * A body being read (under a symbol of the request): its chunks so far, and what to do once it is
+ * read or refused (`then`, called once: the listener's, shared by every request), with what the
+ * listener knew of the request when it started reading.
+ */
 interface BodyRead {
   chunks: Buffer[];
   size: number;
   limit: number;
-  resolve: (body: Buffer) => void;
-  reject: (error: Refusal) => void;
+  settled: boolean;
+  then: (req: IncomingMessage, read: BodyRead, body: Buffer | Refusal) => void;
+  res: ServerResponse;
+  method: string;
+  asked: string;
+  target: string;
+  href: string;
+  headers: Map<string, string>;
+  origin: string | undefined;
+  arrived: number;
 }
 const BODY = Symbol('body');
 type Reading = IncomingMessage & { [BODY]: BodyRead };
 
+function settle(req: Reading, body: Buffer | Refusal): void {
+  const read = req[BODY];
+  if (read.settled) return;
+  read.settled = true;
+  read.then(req, read, body);
+}
+
 // The request's listeners: shared functions reading the state off the request (`this`), not
-// closures made per request.
+// closures made per request; no promise between the body's last chunk and the sandbox.
 function onBodyData(this: Reading, chunk: Buffer): void {
   const read = this[BODY];
   read.size += chunk.length;
   if (read.size > read.limit) {
     this.off('data', onBodyData);
     this.pause(); // the rest is drained once the answer is written (drainThenEnd)
-    read.reject(tooLarge(read.limit));
+    settle(this, tooLarge(read.limit));
     return;
   }
   read.chunks.push(chunk);
@@ -118,24 +137,25 @@ function onBodyData(this: Reading, chunk: Buffer): void {
 function onBodyEnd(this: Reading): void {
   const { chunks, size } = this[BODY];
   // One chunk (a small body, the usual case) is handed on as it is: no copy.
-  this[BODY].resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
+  settle(this, chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
 }
 
 // The client went away mid-body: nobody will read the answer, but the log would show a 400, not a 500.
 function onBodyError(this: Reading): void {
-  this[BODY].reject(refusal('The request body was cut short.'));
+  settle(this, refusal('The request body was cut short.'));
 }
 
-/** Reads the body, refusing more than `limit` bytes (checked on Content-Length first, then while streaming). */
-function readBody(req: IncomingMessage, contentLength: string | undefined, limit: number): Promise<Buffer> {
-  const declared = Number(contentLength);
-  if (Number.isFinite(declared) && declared > limit) return Promise.reject(tooLarge(limit));
-  return new Promise((resolve, reject) => {
-    (req as Reading)[BODY] = { chunks: [], size: 0, limit, resolve, reject };
-    req.on('data', onBodyData);
-    req.once('end', onBodyEnd);
-    req.once('error', onBodyError);
-  });
+/**
+ * Reads the body, refusing more than `limit` bytes (checked on Content-Length first, then while
+ * streaming), then calls `read.then` once; a refusal on Content-Length is thrown at once.
+ */
+function readBody(req: IncomingMessage, read: BodyRead): void {
+  const declared = Number(read.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > read.limit) throw tooLarge(read.limit);
+  (req as Reading)[BODY] = read;
+  req.on('data', onBodyData);
+  req.once('end', onBodyEnd);
+  req.once('error', onBodyError);
 }
 
 /** The method the sandbox is asked with: HEAD is GET without the body; methods `Request` refuses get a stand-in. */
@@ -160,17 +180,29 @@ function headersOf(req: IncomingMessage): Map<string, string> | null {
 /**
  * The answer of a request the sandbox answers: its headers checked (`null`: refused as `Headers`
  * refuses them), then the sandbox asked. Synchronous when there is no body to read (a GET) and
- * the sandbox answers at once: no promise on that path.
+ * the sandbox answers at once: no promise on that path. With a body, `undefined`: `withBody`
+ * goes on once it is read.
  */
-function dispatchOf(sandbox: Dispatcher, req: IncomingMessage, method: string, headers: Map<string, string> | null, origin: string, arrival: Arrival): Answer | Promise<Answer> {
+function dispatchOf(
+  sandbox: Dispatcher,
+  req: IncomingMessage,
+  res: ServerResponse,
+  method: string,
+  headers: Map<string, string> | null,
+  base: string,
+  origin: string | undefined,
+  arrived: number,
+  withBody: BodyRead['then'],
+): Answer | Promise<Answer> | undefined {
   const target = req.url ?? '';
   if (!target.startsWith('/') || target.startsWith('//')) throw refusal('The request target must be an absolute path.');
   const asked = askedMethod(method);
   if (headers === null) throw refusal('The request headers are malformed.');
-  const href = origin + target;
-  if (NO_BODY.has(asked)) return sandbox.dispatch(incomingOfParts(asked, partsOf(target, href), href, headers, null), arrival);
+  const href = base + target;
+  if (NO_BODY.has(asked)) return sandbox.dispatch(incomingOfParts(asked, partsOf(target, href), href, headers, null), { at: arrived, method });
   // The body is read before the target is checked: a refused target leaves nothing unread.
-  return readBody(req, headers.get('content-length'), bodyLimitOf(target)).then((body) => sandbox.dispatch(incomingOfParts(asked, partsOf(target, href), href, headers, body), arrival));
+  readBody(req, { chunks: [], size: 0, limit: bodyLimitOf(target), settled: false, then: withBody, res, method, asked, target, href, headers, origin, arrived });
+  return undefined;
 }
 
 /** The path and query of a target; one in the form a URL parser gives (what clients send) is not parsed again. */
@@ -296,8 +328,9 @@ export function createListener(sandbox: Dispatcher, options: ListenerOptions): (
     return new Reply(ownAnswer(e.envelope), true, e.close, e.linger);
   };
 
-  // The answer, or a promise of it: a preflight is answered at once, the rest by the sandbox.
-  const replyOf = (req: IncomingMessage, method: string, headers: Map<string, string> | null, origin: string | undefined, arrived: number): Reply | Answer | Promise<Answer> => {
+  // The answer, or a promise of it, or `undefined` while a body is read (`withBody` goes on): a
+  // preflight is answered at once, the rest by the sandbox.
+  const replyOf = (req: IncomingMessage, res: ServerResponse, method: string, headers: Map<string, string> | null, origin: string | undefined, arrived: number): Reply | Answer | Promise<Answer> | undefined => {
     if (origin !== undefined && isPreflight(method, req.headers)) {
       if (cors.allows(origin)) {
         const headers = { ...cors.preflightHeaders(origin, req.headers['access-control-request-private-network'] === 'true'), 'x-request-id': newRequestId() };
@@ -306,7 +339,7 @@ export function createListener(sandbox: Dispatcher, options: ListenerOptions): (
       const message = `The origin ${origin} may not call this server: start it with --cors-origin ${origin}.`;
       throw new Refusal({ status: 400, code: 'validation_error', message, details: { issues: [{ path: 'Origin', message: 'Not an allowed origin' }] } });
     }
-    return dispatchOf(sandbox, req, method, headers, options.origin, { at: arrived, method });
+    return dispatchOf(sandbox, req, res, method, headers, options.origin, origin, arrived, withBody);
   };
 
   const finish = (req: IncomingMessage, res: ServerResponse, method: string, origin: string | undefined, arrived: number, answer: Answer, how: How): void => {
@@ -335,19 +368,8 @@ export function createListener(sandbox: Dispatcher, options: ListenerOptions): (
     }
   };
 
-  return (req, res) => {
-    const arrived = performance.now();
-    (req as Arrived)[ARRIVED] = arrived;
-    const method = (req.method ?? 'GET').toUpperCase();
-    const headers = headersOf(req);
-    // Headers `Headers` refuses are refused after a preflight is answered (with Node's reading of `Origin`).
-    const origin = headers === null ? req.headers.origin : headers.get('origin');
-    let pending: Reply | Answer | Promise<Answer>;
-    try {
-      pending = replyOf(req, method, headers, origin, arrived);
-    } catch (error) {
-      pending = failure(error);
-    }
+  // Writes what replyOf (or the sandbox, once a body is read) gave.
+  const answered = (req: IncomingMessage, res: ServerResponse, method: string, origin: string | undefined, arrived: number, pending: Reply | Answer | Promise<Answer>): void => {
     if (pending instanceof Reply) return finishOrDestroy(req, res, method, origin, arrived, pending.answer, pending);
     if (!(pending instanceof Promise)) return finishOrDestroy(req, res, method, origin, arrived, pending, SANDBOX_REPLY);
     pending.then(
@@ -357,6 +379,35 @@ export function createListener(sandbox: Dispatcher, options: ListenerOptions): (
         finishOrDestroy(req, res, method, origin, arrived, reply.answer, reply);
       },
     );
+  };
+
+  // A body read (or refused): the sandbox is asked with it in the same turn.
+  const withBody = (req: IncomingMessage, read: BodyRead, body: Buffer | Refusal): void => {
+    let pending: Reply | Answer | Promise<Answer>;
+    try {
+      if (body instanceof Refusal) throw body;
+      const { asked, target, href } = read;
+      pending = sandbox.dispatch(incomingOfParts(asked, partsOf(target, href), href, read.headers, body), { at: read.arrived, method: read.method });
+    } catch (error) {
+      pending = failure(error);
+    }
+    answered(req, read.res, read.method, read.origin, read.arrived, pending);
+  };
+
+  return (req, res) => {
+    const arrived = performance.now();
+    (req as Arrived)[ARRIVED] = arrived;
+    const method = (req.method ?? 'GET').toUpperCase();
+    const headers = headersOf(req);
+    // Headers `Headers` refuses are refused after a preflight is answered (with Node's reading of `Origin`).
+    const origin = headers === null ? req.headers.origin : headers.get('origin');
+    let pending: Reply | Answer | Promise<Answer> | undefined;
+    try {
+      pending = replyOf(req, res, method, headers, origin, arrived);
+    } catch (error) {
+      pending = failure(error);
+    }
+    if (pending !== undefined) answered(req, res, method, origin, arrived, pending);
   };
 }
 
