@@ -70,10 +70,13 @@ export function isDistinctList(schema: object): boolean {
   return checks.some((check) => check._zod.def.fn === distinctItems);
 }
 
+/** The pattern of {@link Uuid} (the server checks a path's id by it alone). */
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /** An identifier: a UUID in canonical text form. */
 export const Uuid = /* @__PURE__ */ lazy(() =>
   z.string().check(
-    z.regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'Expected a UUID'),
+    z.regex(UUID_PATTERN, 'Expected a UUID'),
   ));
 
 // Also the message of a wrong type: an amount sent as a number is the classic mistake.

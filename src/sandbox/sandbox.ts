@@ -311,9 +311,10 @@ export class SandboxImpl implements Sandbox {
    * (src/server/http/listener.ts). `arrival`: when the host received the request and its method
    * as sent, for the request log.
    */
-  dispatch(incoming: Incoming, arrival?: Arrival): Promise<Answer> {
+  dispatch(incoming: Incoming, arrival?: Arrival): Answer | Promise<Answer> {
     if (this.#platform.closed) return Promise.reject(new SandboxClosedError('handle'));
-    return this.#app.dispatch(incoming, arrival);
+    // The answer itself when the app has it at once: the server writes it without waiting a turn.
+    return this.#app.answer(incoming, arrival);
   }
 
   /**

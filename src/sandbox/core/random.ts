@@ -12,6 +12,26 @@ export function hash53(text: string, seed = 0): number {
   return 4294967296 * high + low;
 }
 
+/**
+ * {@link hash53} of the pieces joined, without joining them: the joined string would be a tree
+ * of its pieces that the first read of a character copies flat (an idempotency fingerprint
+ * hashes a request's method, path and body on every mutation and replay).
+ */
+export function hash53Of(pieces: readonly string[], seed = 0): number {
+  let h1 = 0xdeadbeef ^ seed;
+  let h2 = 0x41c6ce57 ^ seed;
+  for (const text of pieces) {
+    for (let i = 0; i < text.length; i++) {
+      const ch = text.charCodeAt(i);
+      h1 = Math.imul(h1 ^ ch, 2654435761);
+      h2 = Math.imul(h2 ^ ch, 1597334677);
+    }
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+}
+
 // The 21 high bits and the 32 low bits of cyrb53.
 function hash53Parts(text: string, seed: number): [number, number] {
   let h1 = 0xdeadbeef ^ seed;
@@ -111,18 +131,75 @@ const POOL_BYTES = 4096;
 let pool: Uint8Array | null = null;
 let poolUsed = POOL_BYTES;
 
-function cryptoBytes(n: number): Uint8Array {
-  if (n > POOL_BYTES / 16) return globalThis.crypto.getRandomValues(new Uint8Array(n));
+// Where the next `n` bytes of the pool start (at most POOL_BYTES / 16), refilled when spent; the
+// caller zeroes them once read.
+function poolAt(n: number): number {
   if (pool === null || poolUsed + n > POOL_BYTES) {
     // Filled on first use, not at load: some runtimes refuse random values outside a request.
     pool = globalThis.crypto.getRandomValues(pool ?? new Uint8Array(POOL_BYTES));
     poolUsed = 0;
   }
-  const out = pool.slice(poolUsed, poolUsed + n);
-  // Handed out: not left in the pool (a draw may become an API key or a webhook secret).
-  pool.fill(0, poolUsed, poolUsed + n);
+  const at = poolUsed;
   poolUsed += n;
+  return at;
+}
+
+function cryptoBytes(n: number): Uint8Array {
+  if (n > POOL_BYTES / 16) return globalThis.crypto.getRandomValues(new Uint8Array(n));
+  const at = poolAt(n);
+  const from = pool as Uint8Array;
+  const out = from.slice(at, at + n);
+  // Handed out: not left in the pool (a draw may become an API key or a webhook secret).
+  from.fill(0, at, at + n);
   return out;
+}
+
+// A UUID (or a prefix and 32 hex digits) is written as ASCII codes into a scratch buffer and
+// decoded in one call: one flat string, at about a third of the cost of `crypto.randomUUID()`
+// flattened by `flat` or of a join of 17 pieces (docs/performance.md, issue 34).
+const ASCII = /* @__PURE__ */ new TextDecoder();
+const HEX_CODES = /* @__PURE__ */ Array.from('0123456789abcdef', (c) => c.charCodeAt(0));
+// Where each of a UUID's 16 bytes goes in its 36 characters (8-4-4-4-12).
+const UUID_AT = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34];
+let uuidScratch: Uint8Array | null = null;
+let hexScratch: Uint8Array | null = null;
+let hexPrefix = '';
+
+/** The UUID v4 of 16 bytes from `at` (version and variant bits set as uuid's `v4({ random })` sets them). */
+function uuidOf(bytes: Uint8Array, at: number): string {
+  let out = uuidScratch;
+  if (out === null) {
+    out = uuidScratch = new Uint8Array(36);
+    out[8] = out[13] = out[18] = out[23] = 45; // '-'
+  }
+  for (let i = 0; i < 16; i++) {
+    let v = bytes[at + i] as number;
+    if (i === 6) v = (v & 0x0f) | 0x40;
+    else if (i === 8) v = (v & 0x3f) | 0x80;
+    const p = UUID_AT[i] as number;
+    out[p] = HEX_CODES[v >> 4] as number;
+    out[p + 1] = HEX_CODES[v & 15] as number;
+  }
+  return ASCII.decode(out);
+}
+
+/** `prefix` (ASCII) and the 32 hex digits of a UUID v4 of 16 bytes from `at`, dashes left out. */
+function uuidHexOf(prefix: string, bytes: Uint8Array, at: number): string {
+  let out = hexScratch;
+  if (out === null || hexPrefix !== prefix) {
+    out = hexScratch = new Uint8Array(prefix.length + 32);
+    for (let i = 0; i < prefix.length; i++) out[i] = prefix.charCodeAt(i);
+    hexPrefix = prefix;
+  }
+  const p0 = prefix.length;
+  for (let i = 0; i < 16; i++) {
+    let v = bytes[at + i] as number;
+    if (i === 6) v = (v & 0x0f) | 0x40;
+    else if (i === 8) v = (v & 0x3f) | 0x80;
+    out[p0 + 2 * i] = HEX_CODES[v >> 4] as number;
+    out[p0 + 2 * i + 1] = HEX_CODES[v & 15] as number;
+  }
+  return ASCII.decode(out);
 }
 
 /** Ids and secrets for one sandbox. */
@@ -179,20 +256,25 @@ export class Random {
     return out;
   }
 
-  /** A UUID v4 (deterministic when seeded), one flat string (see {@link flat}). */
+  /** A UUID v4 (deterministic when seeded), one flat string (see {@link flat}) when unseeded. */
   uuid(): string {
-    // uuid's v4() is `crypto.randomUUID()` where it exists, which builds its string piece by piece.
-    return this.#s === null ? flat(v4()) : v4({ random: this.bytes(16) });
+    if (this.#s !== null) return v4({ random: this.bytes(16) });
+    // Straight from the pool: no copy of the bytes, and zeroed once read.
+    const at = poolAt(16);
+    const text = uuidOf(pool as Uint8Array, at);
+    (pool as Uint8Array).fill(0, at, at + 16);
+    return text;
   }
 
-  /** The 32 hex digits of a UUID v4: `uuid()` without its dashes, from the same draw, after `prefix`. */
+  /** The 32 hex digits of a UUID v4: `uuid()` without its dashes, from the same draw, after `prefix`; one flat string. */
   uuidHex(prefix = ''): string {
-    const b = this.bytes(16);
-    b[6] = ((b[6] as number) & 0x0f) | 0x40;
-    b[8] = ((b[8] as number) & 0x3f) | 0x80;
-    const out: string[] = [prefix];
-    for (let i = 0; i < 16; i++) out.push(BYTE_HEX[b[i] as number] as string);
-    return out.join('');
+    // eslint-disable-next-line no-control-regex
+    if (prefix !== hexPrefix && !/^[\x00-\x7f]*$/.test(prefix)) return prefix + this.uuidHex();
+    if (this.#s !== null) return uuidHexOf(prefix, this.bytes(16), 0);
+    const at = poolAt(16);
+    const text = uuidHexOf(prefix, pool as Uint8Array, at);
+    (pool as Uint8Array).fill(0, at, at + 16);
+    return text;
   }
 
   /** `length` base62 characters. */

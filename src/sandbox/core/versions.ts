@@ -83,8 +83,12 @@ export function versionOf<R extends Stamped>(kind: VersionKind<R>, record: R): V
 // A submission is replaced, or changed in place: packed whole, its instants after the user's creation.
 function packSubmission(s: SubmissionRec | null, base: number): unknown {
   if (s === null) return null;
-  const t = (ms: number | null): number | null => (ms === null ? null : ms - base);
-  return [s.id, s.status, s.createdAt - base, t(s.submittedAt), t(s.resultAt), s.rejectionReason];
+  return [s.id, s.status, s.createdAt - base, after(s.submittedAt, base), after(s.resultAt, base), s.rejectionReason];
+}
+
+// Not a closure made per call: packing runs on every read of a record (the bin's `keepNames` wraps each closure made).
+function after(ms: number | null, base: number): number | null {
+  return ms === null ? null : ms - base;
 }
 
 function unpackSubmission(value: unknown, base: number): SubmissionRec | null {

@@ -24,6 +24,12 @@ export interface AppParts {
   requestLogSize?: number;
 }
 
+// Whether an answer's body opens with `{"id":"<id>"` (what idInBody would read, the same id).
+function bodyNames(answer: Answer, id: string): boolean {
+  const { body } = answer;
+  return body !== null && answer.status < 300 && body.startsWith('{"id":"') && body.startsWith(id, 7) && body.charCodeAt(7 + id.length) === 34 && !id.includes('\\') && !id.includes('"');
+}
+
 // One object from arrival to answer: the stages narrow it as they go (`authenticated`, `routed`,
 // `validated` set what a stage found and say so to the types), and a middleware's `Call` is the
 // same object. Its fields start empty, in the shape they end in.
@@ -141,33 +147,73 @@ export class App {
    * Handles one request; the answer carries `x-request-id` (a replay: the first request's).
    * `arrival`: when a host received it and the method it was sent with, for the request log.
    */
-  async dispatch(incoming: Incoming, arrival?: Arrival): Promise<Answer> {
+  dispatch(incoming: Incoming, arrival?: Arrival): Promise<Answer> {
+    const answer = this.answer(incoming, arrival);
+    return answer instanceof Promise ? answer : Promise.resolve(answer);
+  }
+
+  /**
+   * {@link dispatch}, with the answer itself when every stage answered at once (a GET, a replay,
+   * most mutations in memory): a host that can write it at once (the Node server) saves the turns
+   * of the event loop a promise costs.
+   */
+  answer(incoming: Incoming, arrival?: Arrival): Answer | Promise<Answer> {
     const requestId = this.platform.random.uuidHex('req_');
     // The log's clock and entry only when someone reads the log (an inspector, a server).
     const started = this.requests.recording ? (arrival?.at ?? performance.now()) : 0;
     const call = new RequestCall(this, incoming, requestId);
-    let answer: Answer;
+    let answer: Answer | Promise<Answer>;
     try {
-      answer = await this.#from(call, 0);
+      answer = this.#from(call, 0);
     } catch (error) {
       answer = errorAnswer(error, requestId);
     }
+    if (!(answer instanceof Promise)) return this.#committed(call, answer, started, arrival);
+    return answer.then(
+      (a) => this.#committed(call, a, started, arrival),
+      (error: unknown) => this.#committed(call, errorAnswer(error, requestId), started, arrival),
+    );
+  }
+
+  // The commit hook's wait (a stored sandbox), then the log and the answer as it leaves.
+  #committed(call: RequestCall, answer: Answer, started: number, arrival: Arrival | undefined): Answer | Promise<Answer> {
     if (this.onCommit !== undefined && call.tenant !== null) {
+      let durable: Promise<void> | undefined;
       try {
-        const durable = this.onCommit(call.tenant);
-        if (durable !== undefined) await durable;
+        durable = this.onCommit(call.tenant);
       } catch (error) {
-        answer = errorAnswer(error, requestId);
+        return this.#leaving(call, errorAnswer(error, call.requestId), started, arrival);
+      }
+      if (durable !== undefined) {
+        return durable.then(
+          () => this.#leaving(call, answer, started, arrival),
+          (error: unknown) => this.#leaving(call, errorAnswer(error, call.requestId), started, arrival),
+        );
       }
     }
+    return this.#leaving(call, answer, started, arrival);
+  }
+
+  #leaving(call: RequestCall, answer: Answer, started: number, arrival: Arrival | undefined): Answer {
     if (this.requests.recording) this.#log(call, answer, started, arrival?.method);
     // A replayed answer keeps the x-request-id of the request that produced it (http/idempotency.ts).
-    return { status: answer.status, body: answer.body, headers: { 'x-request-id': requestId, ...answer.headers } };
+    const headers: Record<string, string> = { 'x-request-id': call.requestId };
+    const own = answer.headers;
+    for (const name in own) headers[name] = own[name] as string;
+    return { status: answer.status, body: answer.body, headers };
   }
 
   #log(call: RequestCall, answer: Answer, arrived: number, method = call.method): void {
-    const ids = Object.values(call.params);
-    const bodyId = idInBody(answer.status, answer.body);
+    const ids: string[] = [];
+    const { params } = call;
+    let named = false;
+    for (const name in params) {
+      const id = params[name] as string;
+      ids.push(id);
+      // The body's id is the path's (a read of one record): no copy of it to make.
+      named ||= bodyNames(answer, id);
+    }
+    const bodyId = named ? null : idInBody(answer.status, answer.body);
     if (bodyId !== null && !ids.includes(bodyId)) ids.push(bodyId);
     this.requests.add({
       // What the caller sees: a replay keeps the id of the request that produced the answer.
@@ -187,21 +233,27 @@ export class App {
   // execute, `use` middlewares) stay on it, and an idle plugin stage is skipped. A check hands on
   // the call it was given, narrowed (the same object), or a promise of it: anything else is waited
   // for (not `instanceof Promise`: a body read by another realm's fetch, as under jest, is a
-  // promise of that realm).
-  #from(call: RequestCall, first: number): Promise<Answer> {
-    try {
-      for (let i = first; ; i++) {
-        const stage = this.#stages[i];
-        if (!stage) return Promise.reject(new ApiError('not_found', 'No route.'));
-        if (stage.idle?.() === true) continue;
-        if (stage.check) {
-          const handed = stage.check(call);
-          if (handed !== call) return Promise.resolve(handed).then(() => this.#from(call, i + 1));
-          continue;
-        }
-        const next = i + 1;
-        return Promise.resolve(stage.run(call, () => this.#from(call, next)));
+  // promise of that realm). The app's own stages may answer at once, and then so does this (it
+  // throws what they throw); a public middleware gets and gives promises.
+  #from(call: RequestCall, first: number): Answer | Promise<Answer> {
+    for (let i = first; ; i++) {
+      const stage = this.#stages[i];
+      if (!stage) throw new ApiError('not_found', 'No route.');
+      if (stage.idle?.() === true) continue;
+      if (stage.check) {
+        const handed = stage.check(call);
+        if (handed !== call) return Promise.resolve(handed).then(() => this.#from(call, i + 1));
+        continue;
       }
+      const next = i + 1;
+      if (stage.wrap) return stage.wrap(call, () => this.#from(call, next));
+      return Promise.resolve(stage.run(call, () => this.#promised(call, next)));
+    }
+  }
+
+  #promised(call: RequestCall, first: number): Promise<Answer> {
+    try {
+      return Promise.resolve(this.#from(call, first));
     } catch (error) {
       return Promise.reject(error);
     }

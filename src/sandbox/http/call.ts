@@ -27,7 +27,7 @@ export interface Incoming {
   /** The body as text (read once, on demand). */
   text(): Promise<string>;
   /** The body, when it is already a string. */
-  body?: string;
+  body?: string | undefined;
   /** The same request as a web `Request`. */
   toRequest(): Request;
 }
@@ -123,8 +123,12 @@ export interface ValidatedCall extends RoutedCall {
   readonly input: RouteInput;
 }
 
-/** A stage of the app that wraps the rest (a public {@link Middleware} is one). */
-export type Stage<C extends AppCall = AppCall> = (call: C, next: () => Promise<Answer>) => Promise<Answer>;
+/**
+ * A stage of the app that wraps the rest. Unlike a public {@link Middleware}, it may answer at
+ * once (an `Answer`, not a promise of it) and its `next` may too: a request whose stages all
+ * answer at once is answered without a turn of the event loop (docs/performance.md, issue 34).
+ */
+export type Stage<C extends AppCall = AppCall> = (call: C, next: () => Answer | Promise<Answer>) => Answer | Promise<Answer>;
 
 /**
  * A check of the app: it throws to refuse, or hands the later stages the call (maybe after a
@@ -135,13 +139,15 @@ export type Stage<C extends AppCall = AppCall> = (call: C, next: () => Promise<A
 export type Check<In extends AppCall, Out extends In = In> = (call: In) => Out | Promise<Out>;
 
 /**
- * A stage in the runner's list: a check, or a stage that wraps the rest (`run`). The list holds
+ * A stage in the runner's list: a check, a stage of the app's that wraps the rest (`wrap`: it may
+ * answer at once), or a public one (`run`: a {@link Middleware}, promises both ways). The list holds
  * them whatever call they take: the {@link Pipeline} that built it checked that each one's call
  * is what the stages before it established, and the runner keeps their order.
  */
 export type NamedStage = { name: string; idle?: () => boolean } & (
-  | { run(call: AppCall, next: () => Promise<Answer>): Promise<Answer>; check?: never }
-  | { check(call: AppCall): AppCall | Promise<AppCall>; run?: never }
+  | { run(call: AppCall, next: () => Promise<Answer>): Promise<Answer>; check?: never; wrap?: never }
+  | { wrap(call: AppCall, next: () => Answer | Promise<Answer>): Answer | Promise<Answer>; check?: never; run?: never }
+  | { check(call: AppCall): AppCall | Promise<AppCall>; run?: never; wrap?: never }
 );
 
 /** A plugin's stage and where it goes: before the stage named `before`. It sees the public {@link Call}, as `sandbox.use` does. */
@@ -175,8 +181,8 @@ export class Pipeline<C extends AppCall> {
   }
 
   /** Adds a stage that wraps the rest. */
-  wrap(name: string, run: Stage<C>): Pipeline<C> {
-    return new Pipeline<C>([...this.stages, { name, run }]);
+  wrap(name: string, wrap: Stage<C>): Pipeline<C> {
+    return new Pipeline<C>([...this.stages, { name, wrap: wrap as Stage }]);
   }
 }
 
@@ -228,6 +234,32 @@ export function incomingOf(request: Request): Incoming {
 export const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 export const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
+// HEADER_NAME and HEADER_VALUE as loops over a table: a request's headers are checked on every
+// request, and two regular expressions a header were most of the cost of reading them.
+const TOKEN = /* @__PURE__ */ (() => {
+  const table = new Uint8Array(128);
+  for (let c = 0; c < 128; c++) if (HEADER_NAME.test(String.fromCharCode(c))) table[c] = 1;
+  return table;
+})();
+
+function isHeaderName(name: string): boolean {
+  const n = name.length;
+  if (n === 0) return false;
+  for (let i = 0; i < n; i++) {
+    const c = name.charCodeAt(i);
+    if (c > 127 || TOKEN[c] !== 1) return false;
+  }
+  return true;
+}
+
+function isHeaderValue(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c < 0x20 ? c !== 9 : c === 0x7f || c > 0xff) return false;
+  }
+  return true;
+}
+
 /**
  * Adds one request header to `headers` as `Headers` would: the name in lower case, the value
  * without the spaces and tabs around it, a repeated name joined with `, `. Answers false, adding
@@ -235,7 +267,7 @@ export const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
  * read headers through this one rule.
  */
 export function addHeader(headers: Map<string, string>, name: string, value: string): boolean {
-  if (!HEADER_NAME.test(name) || !HEADER_VALUE.test(value)) return false;
+  if (!isHeaderName(name) || !isHeaderValue(value)) return false;
   const n = value.length;
   // Most values have nothing around them: no regular expression for those.
   if (n > 0 && (value.charCodeAt(0) <= 32 || value.charCodeAt(n - 1) <= 32)) value = value.replace(/^[\t ]+|[\t ]+$/g, '');
@@ -252,16 +284,44 @@ export function addHeader(headers: Map<string, string>, name: string, value: str
  * stage asks for it, from `href` (the origin and the target).
  */
 export function incomingOfParts(method: string, target: { path: string; search: string }, href: string, headers: Map<string, string>, bytes: Uint8Array | null): Incoming {
-  const { path, search } = target;
-  let text: string;
-  try {
-    text = bytes === null || bytes.length === 0 ? '' : UTF8.decode(bytes);
-  } catch {
-    const refused = notUtf8();
-    return { method, path, search, headers: new MapHeaders(headers), text: () => Promise.reject(refused), toRequest: () => new Request(href, { method, headers: [...headers], body: bytes === null ? null : new Uint8Array(bytes) }) };
+  return new PartsIncoming(method, target.path, target.search, href, headers, bytes);
+}
+
+// What incomingOfParts hands out: methods on the prototype, not closures made per request.
+class PartsIncoming implements Incoming {
+  readonly headers: MapHeaders;
+  readonly body: string | undefined;
+  readonly #refused: ApiError | null = null;
+
+  constructor(
+    readonly method: string,
+    readonly path: string,
+    readonly search: string,
+    readonly href: string,
+    readonly map: Map<string, string>,
+    readonly bytes: Uint8Array | null,
+  ) {
+    this.headers = new MapHeaders(map);
+    if (bytes === null || bytes.length === 0) {
+      this.body = '';
+      return;
+    }
+    try {
+      this.body = UTF8.decode(bytes);
+    } catch {
+      this.body = undefined;
+      this.#refused = notUtf8();
+    }
   }
-  const body = bytes === null || bytes.length === 0 ? null : bytes;
-  return { method, path, search, headers: new MapHeaders(headers), text: () => Promise.resolve(text), body: text, toRequest: () => new Request(href, { method, headers: [...headers], body: body === null ? null : new Uint8Array(body) }) };
+
+  text(): Promise<string> {
+    return this.#refused === null ? Promise.resolve(this.body as string) : Promise.reject(this.#refused);
+  }
+
+  toRequest(): Request {
+    const { bytes } = this;
+    return new Request(this.href, { method: this.method, headers: [...this.map], body: bytes === null || bytes.length === 0 ? null : new Uint8Array(bytes) });
+  }
 }
 
 // Characters a URL parser leaves as they are in a path (RFC 3986 unreserved, and `/`) and in a

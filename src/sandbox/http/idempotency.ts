@@ -7,7 +7,7 @@
  * @module
  */
 import { ApiError } from '../core/errors.js';
-import { flat, hash53 } from '../core/random.js';
+import { flat, hash53Of } from '../core/random.js';
 import { type CompactBody, type IdempotencyRec, bodyText } from '../core/state.js';
 import { replayOf } from '../core/tenant-schema.js';
 import { Version } from '../core/versions.js';
@@ -56,8 +56,8 @@ function storedHeaders(headers: Record<string, string>): Record<string, string> 
   return rest;
 }
 
-/** The stage. */
-export const idempotency: Stage<RoutedCall> = async (call, next) => {
+/** The stage: not an async function, so that a GET (no key to read) or a replay is answered at once. */
+export const idempotency: Stage<RoutedCall> = (call, next) => {
   if (!isMutation(call.method)) return next();
   const key = call.headers.get('idempotency-key');
   if (key === null || key === '') {
@@ -70,7 +70,8 @@ export const idempotency: Stage<RoutedCall> = async (call, next) => {
     throw new ApiError('validation_error', 'The request is invalid.', { issues: [{ path: 'Idempotency-Key', message: 'At most 255 characters' }] });
   }
   const { tenant } = call;
-  const fingerprint = hash53(`${call.method} ${call.path}${call.search}\n${call.bodyText}`, 1);
+  // The hash of `${method} ${path}${search}\n${body}`, read piece by piece.
+  const fingerprint = hash53Of([call.method, ' ', call.path, call.search, '\n', call.bodyText], 1);
   const existing = tenant.idempotency.get(key);
   if (existing) {
     const running = existing.status === 0;
@@ -89,12 +90,22 @@ export const idempotency: Stage<RoutedCall> = async (call, next) => {
   // The key is kept for 24 hours: one flat copy, not the caller's string (which may be a tree of pieces).
   const rec: IdempotencyRec = { key: flat(key), fingerprint, startedAt: call.at, status: 0, body: null, requestId: call.requestId, headers: null };
   tenant.idempotency.set(rec.key, rec);
-  let answer: Answer;
+  let answer: Answer | Promise<Answer>;
   try {
-    answer = await next();
+    answer = next();
   } catch (error) {
-    answer = errorAnswer(error, call.requestId);
+    return stored(call, rec, errorAnswer(error, call.requestId));
   }
+  if (!(answer instanceof Promise)) return stored(call, rec, answer);
+  return answer.then(
+    (a) => stored(call, rec, a),
+    (error: unknown) => stored(call, rec, errorAnswer(error, call.requestId)),
+  );
+};
+
+// The answer of a key's first request, kept in its record (or the record dropped, for an answer a retry must be able to change).
+function stored(call: RoutedCall, rec: IdempotencyRec, answer: Answer): Answer {
+  const { tenant } = call;
   if (answer.status >= 500 || answer.status === 429) {
     // Not stored: a retry with the same key must be able to succeed.
     if (tenant.idempotency.get(rec.key) === rec) tenant.idempotency.delete(rec.key);
@@ -107,4 +118,4 @@ export const idempotency: Stage<RoutedCall> = async (call, next) => {
     rec.headers = storedHeaders(answer.headers);
   }
   return answer;
-};
+}

@@ -21,9 +21,9 @@ import { MAX_BODY } from '../../sandbox/http/stages.js';
 import { NETWORK_FAULT_HEADER } from '../../sandbox/plugins/faults/marker.js';
 import { CorsPolicy, isPreflight } from './cors.js';
 
-/** What the listener serves: a sandbox's `dispatch` and its request log. */
+/** What the listener serves: a sandbox's `dispatch` (the answer itself when it has it at once) and its request log. */
 export interface Dispatcher {
-  dispatch(incoming: Incoming, arrival: Arrival): Promise<Answer>;
+  dispatch(incoming: Incoming, arrival: Arrival): Answer | Promise<Answer>;
   readonly requests: RequestLog;
 }
 
@@ -90,29 +90,72 @@ export function bodyLimitOf(target: string | undefined): number {
   return target.length === TENANTS_PATH.length || target.charCodeAt(TENANTS_PATH.length) === 63 /* ? */ ? SNAPSHOT_BODY_BYTES : MAX_BODY;
 }
 
-/** Reads the body, refusing more than `limit` bytes (checked on Content-Length first, then while streaming). */
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) return Promise.reject(tooLarge(limit));
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer): void => {
-      size += chunk.length;
-      if (size > limit) {
-        req.off('data', onData);
-        req.pause(); // the rest is drained once the answer is written (drainThenEnd)
-        reject(tooLarge(limit));
-        return;
-      }
-      chunks.push(chunk);
-    };
-    req.on('data', onData);
-    // One chunk (a small body, the usual case) is handed on as it is: no copy.
-    req.once('end', () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size)));
-    // The client went away mid-body: nobody will read the answer, but the log would show a 400, not a 500.
-    req.once('error', () => reject(refusal('The request body was cut short.')));
-  });
+/**
+ * A body being read (under a symbol of the request): its chunks so far, and what to do once it is
+ * read or refused (`then`, called once: the listener's, shared by every request), with what the
+ * listener knew of the request when it started reading.
+ */
+interface BodyRead {
+  chunks: Buffer[];
+  size: number;
+  limit: number;
+  settled: boolean;
+  then: (req: IncomingMessage, read: BodyRead, body: Buffer | Refusal) => void;
+  res: ServerResponse;
+  method: string;
+  asked: string;
+  target: string;
+  href: string;
+  headers: Map<string, string>;
+  origin: string | undefined;
+  arrived: number;
+}
+const BODY = Symbol('body');
+type Reading = IncomingMessage & { [BODY]: BodyRead };
+
+function settle(req: Reading, body: Buffer | Refusal): void {
+  const read = req[BODY];
+  if (read.settled) return;
+  read.settled = true;
+  read.then(req, read, body);
+}
+
+// The request's listeners: shared functions reading the state off the request (`this`), not
+// closures made per request; no promise between the body's last chunk and the sandbox.
+function onBodyData(this: Reading, chunk: Buffer): void {
+  const read = this[BODY];
+  read.size += chunk.length;
+  if (read.size > read.limit) {
+    this.off('data', onBodyData);
+    this.pause(); // the rest is drained once the answer is written (drainThenEnd)
+    settle(this, tooLarge(read.limit));
+    return;
+  }
+  read.chunks.push(chunk);
+}
+
+function onBodyEnd(this: Reading): void {
+  const { chunks, size } = this[BODY];
+  // One chunk (a small body, the usual case) is handed on as it is: no copy.
+  settle(this, chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
+}
+
+// The client went away mid-body: nobody will read the answer, but the log would show a 400, not a 500.
+function onBodyError(this: Reading): void {
+  settle(this, refusal('The request body was cut short.'));
+}
+
+/**
+ * Reads the body, refusing more than `limit` bytes (checked on Content-Length first, then while
+ * streaming), then calls `read.then` once; a refusal on Content-Length is thrown at once.
+ */
+function readBody(req: IncomingMessage, read: BodyRead): void {
+  const declared = Number(read.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > read.limit) throw tooLarge(read.limit);
+  (req as Reading)[BODY] = read;
+  req.on('data', onBodyData);
+  req.once('end', onBodyEnd);
+  req.once('error', onBodyError);
 }
 
 /** The method the sandbox is asked with: HEAD is GET without the body; methods `Request` refuses get a stand-in. */
@@ -122,23 +165,44 @@ function askedMethod(method: string): string {
 }
 
 /**
- * The request as the sandbox reads it. Only the path and query of `req.url` are used; the origin
- * is ours. Synchronous when there is no body to read (a GET): no promise on that path.
+ * The request's headers as `Headers` would hold them (sandbox/http/call.ts `addHeader`), or
+ * `null` when one of them is one `Headers` refuses. Read from `rawHeaders`; the listener reads
+ * `Origin` and `Content-Length` from this map too, not from Node's `req.headers`.
  */
-function toIncoming(req: IncomingMessage, method: string, origin: string): Incoming | Promise<Incoming> {
+function headersOf(req: IncomingMessage): Map<string, string> | null {
+  const headers = new Map<string, string>();
+  const raw = req.rawHeaders;
+  // Node's parser has already refused most of what `Headers` would; the rest is refused here.
+  for (let i = 0; i + 1 < raw.length; i += 2) if (!addHeader(headers, raw[i] as string, raw[i + 1] as string)) return null;
+  return headers;
+}
+
+/**
+ * The answer of a request the sandbox answers: its headers checked (`null`: refused as `Headers`
+ * refuses them), then the sandbox asked. Synchronous when there is no body to read (a GET) and
+ * the sandbox answers at once: no promise on that path. With a body, `undefined`: `withBody`
+ * goes on once it is read.
+ */
+function dispatchOf(
+  sandbox: Dispatcher,
+  req: IncomingMessage,
+  res: ServerResponse,
+  method: string,
+  headers: Map<string, string> | null,
+  base: string,
+  origin: string | undefined,
+  arrived: number,
+  withBody: BodyRead['then'],
+): Answer | Promise<Answer> | undefined {
   const target = req.url ?? '';
   if (!target.startsWith('/') || target.startsWith('//')) throw refusal('The request target must be an absolute path.');
   const asked = askedMethod(method);
-  const headers = new Map<string, string>();
-  const raw = req.rawHeaders;
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    // Node's parser has already refused most of what `Headers` would; the rest is refused here.
-    if (!addHeader(headers, raw[i] as string, raw[i + 1] as string)) throw refusal('The request headers are malformed.');
-  }
-  const href = origin + target;
-  if (NO_BODY.has(asked)) return incomingOfParts(asked, partsOf(target, href), href, headers, null);
+  if (headers === null) throw refusal('The request headers are malformed.');
+  const href = base + target;
+  if (NO_BODY.has(asked)) return sandbox.dispatch(incomingOfParts(asked, partsOf(target, href), href, headers, null), { at: arrived, method });
   // The body is read before the target is checked: a refused target leaves nothing unread.
-  return readBody(req, bodyLimitOf(target)).then((body) => incomingOfParts(asked, partsOf(target, href), href, headers, body));
+  readBody(req, { chunks: [], size: 0, limit: bodyLimitOf(target), settled: false, then: withBody, res, method, asked, target, href, headers, origin, arrived });
+  return undefined;
 }
 
 /** The path and query of a target; one in the form a URL parser gives (what clients send) is not parsed again. */
@@ -234,14 +298,20 @@ export function recordOwn(log: RequestLog, request: { method: string; path: stri
   log.add({ request_id: request.requestId, tenant_id: null, method: request.method, path: request.path, status: request.status, arrived: request.arrived, replayed: false, fault: null, object_ids: [] });
 }
 
-/** A request's answer and how it leaves. */
-interface Reply {
-  answer: Answer;
-  /** The server's own answer (recorded by the listener), not the sandbox's (recorded by the sandbox). */
-  own: boolean;
-  close: boolean;
-  linger: boolean;
+/** An answer of the listener's own and how it leaves (the sandbox's answers leave as {@link SANDBOX_REPLY} says). */
+class Reply {
+  constructor(
+    readonly answer: Answer,
+    /** The server's own answer (recorded by the listener), not the sandbox's (recorded by the sandbox). */
+    readonly own: boolean,
+    readonly close: boolean,
+    readonly linger: boolean,
+  ) {}
 }
+
+/** How an answer of the sandbox leaves: recorded by the sandbox, the connection kept. */
+type How = Omit<Reply, 'answer'>;
+const SANDBOX_REPLY: How = { own: false, close: false, linger: false };
 
 // When each request arrived, for the log line of a request that Node itself ends (a timeout): a
 // property of the request under a symbol of ours (cheaper per request than a WeakMap's entry).
@@ -255,68 +325,89 @@ export function createListener(sandbox: Dispatcher, options: ListenerOptions): (
   // The one error branch: a refused request, a closed sandbox, anything unexpected.
   const failure = (error: unknown): Reply => {
     const e = error instanceof Refusal ? error : new Refusal({ status: 500, code: 'internal_error', message: 'An unexpected error occurred.' });
-    return { answer: ownAnswer(e.envelope), own: true, close: e.close, linger: e.linger };
+    return new Reply(ownAnswer(e.envelope), true, e.close, e.linger);
   };
 
-  // The answer, or a promise of it: a preflight is answered at once, the rest by the sandbox.
-  const replyOf = (req: IncomingMessage, method: string, arrived: number): Reply | Promise<Answer> => {
-    const origin = req.headers.origin;
+  // The answer, or a promise of it, or `undefined` while a body is read (`withBody` goes on): a
+  // preflight is answered at once, the rest by the sandbox.
+  const replyOf = (req: IncomingMessage, res: ServerResponse, method: string, headers: Map<string, string> | null, origin: string | undefined, arrived: number): Reply | Answer | Promise<Answer> | undefined => {
     if (origin !== undefined && isPreflight(method, req.headers)) {
       if (cors.allows(origin)) {
         const headers = { ...cors.preflightHeaders(origin, req.headers['access-control-request-private-network'] === 'true'), 'x-request-id': newRequestId() };
-        return { answer: { status: 204, body: null, headers }, own: true, close: false, linger: false };
+        return new Reply({ status: 204, body: null, headers }, true, false, false);
       }
       const message = `The origin ${origin} may not call this server: start it with --cors-origin ${origin}.`;
       throw new Refusal({ status: 400, code: 'validation_error', message, details: { issues: [{ path: 'Origin', message: 'Not an allowed origin' }] } });
     }
-    const incoming = toIncoming(req, method, options.origin);
-    const arrival = { at: arrived, method };
-    return incoming instanceof Promise ? incoming.then((i) => sandbox.dispatch(i, arrival)) : sandbox.dispatch(incoming, arrival);
+    return dispatchOf(sandbox, req, res, method, headers, options.origin, origin, arrived, withBody);
   };
 
-  const finish = (req: IncomingMessage, res: ServerResponse, method: string, arrived: number, reply: Reply): void => {
-    const { answer } = reply;
+  const finish = (req: IncomingMessage, res: ServerResponse, method: string, origin: string | undefined, arrived: number, answer: Answer, how: How): void => {
     // An injected network fault: drop the connection, so the client sees a network error.
     if (answer.headers[NETWORK_FAULT_HEADER] !== undefined) res.socket?.destroy();
     // Node already answered and closed the connection (a request timeout): nothing to add.
     else if (req.socket.destroyed) return;
     else {
-      const origin = req.headers.origin;
       writeAnswer(res, answer, {
         head: method === 'HEAD',
-        close: reply.close || options.closing?.() === true,
+        close: how.close || options.closing?.() === true,
         extra: origin !== undefined && cors.allows(origin) ? cors.responseHeaders(origin) : null,
         method,
-        drain: reply.linger ? req : null,
+        drain: how.linger ? req : null,
       });
     }
-    if (reply.own) recordOwn(sandbox.requests, { method, path: logPath(req.url), status: answer.status, requestId: answer.headers['x-request-id'] ?? '-', arrived });
+    if (how.own) recordOwn(sandbox.requests, { method, path: logPath(req.url), status: answer.status, requestId: answer.headers['x-request-id'] ?? '-', arrived });
   };
 
   // Only a write that throws (the socket went away mid-answer) lands in `finish`'s catch: nothing left to tell anyone.
-  const finishOrDestroy = (req: IncomingMessage, res: ServerResponse, method: string, arrived: number, reply: Reply): void => {
+  const finishOrDestroy = (req: IncomingMessage, res: ServerResponse, method: string, origin: string | undefined, arrived: number, answer: Answer, how: How): void => {
     try {
-      finish(req, res, method, arrived, reply);
+      finish(req, res, method, origin, arrived, answer, how);
     } catch {
       res.destroy();
     }
+  };
+
+  // Writes what replyOf (or the sandbox, once a body is read) gave.
+  const answered = (req: IncomingMessage, res: ServerResponse, method: string, origin: string | undefined, arrived: number, pending: Reply | Answer | Promise<Answer>): void => {
+    if (pending instanceof Reply) return finishOrDestroy(req, res, method, origin, arrived, pending.answer, pending);
+    if (!(pending instanceof Promise)) return finishOrDestroy(req, res, method, origin, arrived, pending, SANDBOX_REPLY);
+    pending.then(
+      (answer) => finishOrDestroy(req, res, method, origin, arrived, answer, SANDBOX_REPLY),
+      (error: unknown) => {
+        const reply = failure(error);
+        finishOrDestroy(req, res, method, origin, arrived, reply.answer, reply);
+      },
+    );
+  };
+
+  // A body read (or refused): the sandbox is asked with it in the same turn.
+  const withBody = (req: IncomingMessage, read: BodyRead, body: Buffer | Refusal): void => {
+    let pending: Reply | Answer | Promise<Answer>;
+    try {
+      if (body instanceof Refusal) throw body;
+      const { asked, target, href } = read;
+      pending = sandbox.dispatch(incomingOfParts(asked, partsOf(target, href), href, read.headers, body), { at: read.arrived, method: read.method });
+    } catch (error) {
+      pending = failure(error);
+    }
+    answered(req, read.res, read.method, read.origin, read.arrived, pending);
   };
 
   return (req, res) => {
     const arrived = performance.now();
     (req as Arrived)[ARRIVED] = arrived;
     const method = (req.method ?? 'GET').toUpperCase();
-    let pending: Reply | Promise<Answer>;
+    const headers = headersOf(req);
+    // Headers `Headers` refuses are refused after a preflight is answered (with Node's reading of `Origin`).
+    const origin = headers === null ? req.headers.origin : headers.get('origin');
+    let pending: Reply | Answer | Promise<Answer> | undefined;
     try {
-      pending = replyOf(req, method, arrived);
+      pending = replyOf(req, res, method, headers, origin, arrived);
     } catch (error) {
       pending = failure(error);
     }
-    if (!(pending instanceof Promise)) return finishOrDestroy(req, res, method, arrived, pending);
-    pending.then(
-      (answer) => finishOrDestroy(req, res, method, arrived, { answer, own: false, close: false, linger: false }),
-      (error: unknown) => finishOrDestroy(req, res, method, arrived, failure(error)),
-    );
+    if (pending !== undefined) answered(req, res, method, origin, arrived, pending);
   };
 }
 
