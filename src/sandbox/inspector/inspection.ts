@@ -90,6 +90,8 @@ export interface InspectionParts {
   webhooks: WebhookRecords;
   /** Every tenant of a stored sandbox, most of them not in memory (src/sandbox/stored.ts). */
   listing?: () => Iterable<ListedTenant>;
+  /** How many conversions' moves are kept at most (default 10,000; tests set fewer). */
+  historyMax?: number;
 }
 
 /** A request log entry as the inspection hands it out: a copy, so that a reader cannot change the log. */
@@ -115,11 +117,15 @@ interface Move {
 export class Inspection implements Omit<SandboxInspection, 'onRequest'> {
   readonly #parts: InspectionParts;
   /**
-   * Moves of the latest 10,000 conversions that moved, keyed by their record (not in snapshots:
-   * a restore falls back to the event log). Each move holds strings the conversion and its event
-   * already hold; its time is a number.
+   * Moves of the latest conversions that moved (5,000 to 10,000), keyed by their record (not in
+   * snapshots: a restore falls back to the event log). Each move holds strings the conversion and
+   * its event already hold; its time is a number. Two generations, the older dropped whole when
+   * the newer fills: deleting the oldest entry of one full map left a hole at the head of V8's
+   * ordered table that each later `keys().next()` walked past (8-12 us a new conversion once
+   * full, in every server: `serve` opens the inspector at start).
    */
-  readonly #history = new Map<ConversionRec, Move[]>();
+  #history = new Map<ConversionRec, Move[]>();
+  #older = new Map<ConversionRec, Move[]>();
 
   /** Opens the request log and starts watching moves: built on the inspector's first use (sandbox.ts). */
   constructor(parts: InspectionParts) {
@@ -133,20 +139,31 @@ export class Inspection implements Omit<SandboxInspection, 'onRequest'> {
     if (rec === undefined) return;
     let list = this.#history.get(rec);
     if (!list) {
-      if (this.#history.size >= HISTORY_MAX) this.#history.delete(this.#history.keys().next().value as ConversionRec);
-      this.#history.set(rec, (list = []));
+      // A conversion of the older generation that moves again comes along into the newer one.
+      list = this.#older.get(rec);
+      if (list !== undefined) this.#older.delete(rec);
+      if (this.#history.size >= (this.#parts.historyMax ?? HISTORY_MAX) / 2) {
+        this.#older = this.#history;
+        this.#history = new Map();
+      }
+      this.#history.set(rec, (list ??= []));
     }
     list.push({ from: change.from, to: change.to, trigger: change.trigger, eventId: change.eventId, eventType: change.eventType, at: Date.parse(change.at) });
   }
 
+  #movesOf(rec: ConversionRec): Move[] | undefined {
+    return this.#history.get(rec) ?? this.#older.get(rec);
+  }
+
   /** How many conversions have their moves kept (at most 10,000). */
   get historySize(): number {
-    return this.#history.size;
+    return this.#history.size + this.#older.size;
   }
 
   /** Drops the moves seen so far (the state was reset or restored: pages fall back to the event log). */
   forget(): void {
     this.#history.clear();
+    this.#older.clear();
   }
 
   #tenant(id: string): TenantState {
@@ -262,7 +279,7 @@ export class Inspection implements Omit<SandboxInspection, 'onRequest'> {
       .filter((e) => e.objectId === id)
       .map((e) => e.envelope());
     const byId = new Map(events.map((e) => [e.id, e]));
-    const moves = this.#history.get(rec);
+    const moves = this.#movesOf(rec);
     let timeline: InspectedStep[];
     let source: InspectedConversion['path_source'];
     if (moves !== undefined && moves[0]?.from === null) {

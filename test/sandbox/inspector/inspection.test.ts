@@ -1,6 +1,8 @@
 // The inspection API and the console's handler, in process: what they show (and never show),
 // actions through the public routes, the request log, search and the live stream.
 import { describe, expect, it } from 'vitest';
+import { Inspection } from '../../../src/sandbox/inspector/inspection.js';
+import { internalsOf } from '../../../src/sandbox/sandbox.js';
 import { setup as setupSandbox } from '../fixture.js';
 
 // The inspector opens on first use (issue 22): a console mounted at set-up sees every request.
@@ -226,5 +228,27 @@ describe('an inspector nobody opened (issue 22)', () => {
     expect(page?.path_source).toBe('machine');
     expect(page?.path).toEqual(['awaiting_deposit', 'funded', 'completed']);
     expect(inspector.requests().map((r) => `${r.method} ${r.path}`)).toContain(`POST /v1/test_helpers/conversions/${after.id}/simulate-offramp-deposit`);
+  });
+});
+
+describe("the inspector's bounded history of moves", () => {
+  it('keeps the latest conversions that moved, a conversion that moves again among them, and draws the dropped ones from the event log', async () => {
+    const f = setupSandbox();
+    const { platform, app, webhooks } = internalsOf(f.sandbox)!;
+    // Two generations of two conversions each: the older one is dropped whole when the newer fills.
+    const inspection = new Inspection({ platform, requests: app.requests, webhooks: webhooks.records, historyMax: 4 });
+    const tenant = f.sandbox.tenantId;
+    const a = await f.conversion('offramp');
+    const b = await f.conversion('offramp');
+    const c = await f.conversion('offramp'); // the first generation (a, b) becomes the older one
+    await f.client.testHelpers.conversions.simulateOfframpDeposit(a.id, { settle: true }); // a comes along into the newer
+    const d = await f.conversion('offramp'); // the newer (c, a) becomes the older; b is dropped
+    expect(inspection.historySize).toBe(3);
+    expect(inspection.conversion(tenant, a.id)?.path_source).toBe('machine');
+    expect(inspection.conversion(tenant, a.id)?.path).toEqual(['awaiting_deposit', 'funded', 'completed']);
+    for (const kept of [c, d]) expect(inspection.conversion(tenant, kept.id)?.path_source).toBe('machine');
+    const dropped = inspection.conversion(tenant, b.id);
+    expect(dropped?.path_source).toBe('events');
+    expect(dropped?.path).toEqual(['awaiting_deposit']);
   });
 });
