@@ -113,8 +113,8 @@ describe("an ApiPromise's then", () => {
     const thrown = new Error('from the callback');
     await expect(client.users.retrieve(USER_ID).then(() => { throw thrown; })).rejects.toBe(thrown);
     const failing = answering(404, { code: 'user_not_found', message: 'No such user.' });
-    expect(await failing.users.retrieve(USER_ID).then(() => 'fulfilled', (e: { status?: number }) => e.status)).toBe(404);
-    expect(await failing.users.retrieve(USER_ID).catch((e: { status?: number }) => e.status)).toBe(404);
+    expect(await failing.users.retrieve(USER_ID).then(() => 'fulfilled', (e: unknown) => (e as { status?: number }).status)).toBe(404);
+    expect(await failing.users.retrieve(USER_ID).catch((e: unknown) => (e as { status?: number }).status)).toBe(404);
     let finished = false;
     await expect(failing.users.retrieve(USER_ID).finally(() => (finished = true))).rejects.toMatchObject({ status: 404 });
     expect(finished).toBe(true);
