@@ -24,6 +24,10 @@ export interface WithResponse<T> extends ResponseInfo {
   data: T;
 }
 
+// The executor of every ApiPromise's own (unused) promise, made once.
+const settled = (resolve: (value: undefined) => void): void => resolve(undefined);
+const dataOf = <T>(answer: WithResponse<T>): T => answer.data;
+
 /**
  * A promise of the parsed data, as any other (`await`, `.then`, `.catch`), plus
  * {@link withResponse} for the request id, `Idempotent-Replayed`, the status and the headers (`response`):
@@ -39,7 +43,7 @@ export class ApiPromise<T> extends Promise<T> {
   /** Made by the client: `answer` is the call, resolving to the data and its response. */
   constructor(answer: Promise<WithResponse<T>>) {
     // A no-op executor: `then` below reads the answer instead (as openai-node does).
-    super((resolve) => resolve(undefined as T));
+    super(settled as (resolve: (value: T) => void) => void);
     this.#answer = answer;
   }
 
@@ -62,6 +66,7 @@ export class ApiPromise<T> extends Promise<T> {
     onfulfilled?: ((value: T) => R1 | PromiseLike<R1>) | null,
     onrejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
   ): Promise<R1 | R2> {
-    return this.#answer.then((answer) => answer.data).then(onfulfilled, onrejected);
+    // One derived promise, not two: `answer.data` handed straight to `onfulfilled` (issue 34).
+    return this.#answer.then(typeof onfulfilled === 'function' ? (answer) => onfulfilled(answer.data) : (dataOf as (answer: WithResponse<T>) => R1), onrejected) as Promise<R1 | R2>;
   }
 }

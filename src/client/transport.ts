@@ -159,7 +159,8 @@ export class Transport {
         const headerRequestId = received.header('x-request-id');
         if (events.listenerCount('response') > 0) events.emit('response', { ...base(attempt), status, requestId: headerRequestId });
         if (status >= 200 && status < 300) {
-          const data = this.#parse(spec.model, text, status, headerRequestId, base(attempt));
+          // The warning's event is built only for a warning (`base`, with its clock read).
+          const data = this.#parse(spec.model, text, status, headerRequestId, idempotencyKey, base, attempt);
           // The reference's spelling of the header (names are case-insensitive).
           const idempotentReplayed = received.header('Idempotent-Replayed') === 'true';
           return new Answered(data, received, headerRequestId, idempotencyKey, idempotentReplayed, attempt);
@@ -259,9 +260,10 @@ export class Transport {
         watched = watch(timeoutMs, () => resolve('timeout'));
         // A custom fetch may ignore signals; the abort must still end the attempt at once.
         if (signal !== undefined) signal.addEventListener('abort', (onAbort = () => resolve('abort')), { once: true });
-        sent
-          .then(async (answer) => resolve(exchange !== undefined ? (answer as Received) : readWhole(answer as Response, await (answer as Response).text())))
-          .catch((error: unknown) => resolve({ error }));
+        const failed = (error: unknown): void => resolve({ error });
+        // The in-process exchange answers a Received: handed on as it is, with no promise of a body.
+        if (exchange !== undefined) sent.then(resolve as (answer: Response | Received) => void, failed);
+        else sent.then(async (answer) => resolve(readWhole(answer as Response, await (answer as Response).text()))).catch(failed);
       });
       if (typeof outcome === 'string') return { ok: false, kind: outcome, cause: outcome === 'abort' ? signal?.reason : undefined, sent: true };
       if ('error' in outcome) throw outcome.error;
@@ -280,7 +282,9 @@ export class Transport {
     text: string,
     status: number,
     requestId: string | null,
-    event: { method: HttpMethod; path: string; attempt: number; idempotencyKey: string | undefined; elapsedMs: number },
+    idempotencyKey: string | undefined,
+    event: (attempt: number) => { method: HttpMethod; path: string; attempt: number; idempotencyKey: string | undefined; elapsedMs: number },
+    attempt: number,
   ): T {
     if (model === null) return undefined as T;
     let data: unknown;
@@ -291,7 +295,7 @@ export class Transport {
         status,
         code: 'response_validation_error',
         requestId,
-        idempotencyKey: event.idempotencyKey,
+        idempotencyKey,
       });
     }
     const mode = this.#o.validation;
@@ -299,17 +303,18 @@ export class Transport {
     const strict = mode === 'strict';
     const issues = checkAnswer(model, data, strict);
     if (issues === undefined) return data as T;
-    const message = `The answer to ${event.method} ${event.path} does not match the model`;
+    const base = event(attempt);
+    const message = `The answer to ${base.method} ${base.path} does not match the model`;
     if (strict) {
       throw new ResponseValidationError(`${message}: ${summarizeIssues(issues, issues.length)}`, {
         status,
         code: 'response_validation_error',
         requestId,
         details: { issues },
-        idempotencyKey: event.idempotencyKey,
+        idempotencyKey,
       });
     }
-    this.#warn({ ...event, message, status, requestId, issues });
+    this.#warn({ ...base, message, status, requestId, issues });
     return data as T;
   }
 

@@ -54,24 +54,68 @@ export function checkAnswer(shape: Shape, value: unknown, strict: boolean): Issu
 
 /** Whether {@link walk} would find no issue, without building a path or an issue. */
 function matches(shape: Shape, value: unknown, strict: boolean): boolean {
-  if (typeof shape === 'string') return is(shape, value);
+  return test(shape)(value, strict);
+}
+
+type Test = (value: unknown, strict: boolean) => boolean;
+
+// A shape's check as closures, made once per shape (a shape is a module constant): no `for...in`
+// over the shape's fields and no switch on a letter per value (issue 34). No `new Function`: a
+// strict CSP refuses it.
+const TESTS = new WeakMap<object, Test>();
+
+const LETTERS: Readonly<Record<string, Test>> = {
+  s: (value) => typeof value === 'string',
+  n: (value) => typeof value === 'number',
+  b: (value) => typeof value === 'boolean',
+  o: (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+  S: (value) => value === null || typeof value === 'string',
+  N: (value) => value === null || typeof value === 'number',
+  B: (value) => value === null || typeof value === 'boolean',
+  O: (value) => value === null || (typeof value === 'object' && !Array.isArray(value)),
+};
+
+function test(shape: Shape): Test {
+  if (typeof shape === 'string') return LETTERS[shape] as Test;
+  let made = TESTS.get(shape);
+  if (made === undefined) {
+    made = compile(shape);
+    TESTS.set(shape, made);
+  }
+  return made;
+}
+
+function compile(shape: Exclude<Shape, string>): Test {
   if (Array.isArray(shape)) {
     const [tag, inner] = shape as readonly [number, Shape & readonly unknown[]];
     if (tag === ARRAY) {
-      if (!Array.isArray(value)) return false;
-      for (let i = 0; i < value.length; i++) if (!matches(inner, value[i], strict)) return false;
-      return true;
+      const item = test(inner);
+      return (value, strict) => {
+        if (!Array.isArray(value)) return false;
+        for (let i = 0; i < value.length; i++) if (!item(value[i], strict)) return false;
+        return true;
+      };
     }
-    if (tag === NULLABLE) return value === null || matches(inner, value, strict);
-    if (tag === OPTIONAL) return value === undefined || matches(inner, value, strict);
-    if (tag === OPEN) return typeof value === 'string' && (!strict || inner.includes(value));
-    return inner.includes(value as string);
+    if (tag === NULLABLE) {
+      const inside = test(inner);
+      return (value, strict) => value === null || inside(value, strict);
+    }
+    if (tag === OPTIONAL) {
+      const inside = test(inner);
+      return (value, strict) => value === undefined || inside(value, strict);
+    }
+    if (tag === OPEN) return (value, strict) => typeof value === 'string' && (!strict || inner.includes(value));
+    return (value) => inner.includes(value as string);
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const object = value as Record<string, unknown>;
   const fields = shape as { readonly [field: string]: Shape };
-  for (const key in fields) if (!matches(fields[key] as Shape, object[key], strict)) return false;
-  return true;
+  const keys = Object.keys(fields);
+  const tests = keys.map((key) => test(fields[key] as Shape));
+  return (value, strict) => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+    const object = value as Record<string, unknown>;
+    for (let i = 0; i < keys.length; i++) if (!(tests[i] as Test)(object[keys[i] as string], strict)) return false;
+    return true;
+  };
 }
 
 /** Whether `value` is what a one-letter shape asks for (upper case: or `null`). */

@@ -92,3 +92,31 @@ describe('a spy or wrapper around sandbox.fetch', () => {
     expect(spy).toHaveBeenCalledTimes(2);
   });
 });
+
+// `then` derives one promise from the answer (issue 34): what a promise's `then` does with
+// missing or non-function callbacks, a throwing callback, and a rejection, it still does.
+describe("an ApiPromise's then", () => {
+  const user = { id: USER_ID, external_id: 'x', name: 'N', document_type: 'cpf', document_number: '52998224725', kyc_status: 'approved', created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' };
+  const answering = (status: number, body: unknown) =>
+    new PixUsdt({ apiKey: KEY, maxRetries: 0, fetch: async () => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } }) });
+
+  it('passes the data through a missing or non-function callback, and hands it to a function', async () => {
+    const client = answering(200, user);
+    expect(await client.users.retrieve(USER_ID).then()).toMatchObject({ id: USER_ID });
+    expect(await client.users.retrieve(USER_ID).then(null, () => 'rejected')).toMatchObject({ id: USER_ID });
+    expect(await (client.users.retrieve(USER_ID).then as (f: unknown) => Promise<unknown>)(42)).toMatchObject({ id: USER_ID });
+    expect(await client.users.retrieve(USER_ID).then((u) => u.id)).toBe(USER_ID);
+  });
+
+  it('rejects with what the callback throws, and gives a rejection to onrejected, catch and finally', async () => {
+    const client = answering(200, user);
+    const thrown = new Error('from the callback');
+    await expect(client.users.retrieve(USER_ID).then(() => { throw thrown; })).rejects.toBe(thrown);
+    const failing = answering(404, { code: 'user_not_found', message: 'No such user.' });
+    expect(await failing.users.retrieve(USER_ID).then(() => 'fulfilled', (e: unknown) => (e as { status?: number }).status)).toBe(404);
+    expect(await failing.users.retrieve(USER_ID).catch((e: unknown) => (e as { status?: number }).status)).toBe(404);
+    let finished = false;
+    await expect(failing.users.retrieve(USER_ID).finally(() => (finished = true))).rejects.toMatchObject({ status: 404 });
+    expect(finished).toBe(true);
+  });
+});
