@@ -17,6 +17,7 @@ const PAGES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.e
 const OTHER_TOOLS: Record<string, string> = {
   '--import': 'node',
   '--expose-gc': 'node',
+  '--perf-basic-prof': 'node',
   '--save-dev': 'npm install',
   '--offline': 'npm install',
   '--init': 'tsc',
