@@ -65,7 +65,7 @@ describe('writeAnswer', () => {
 
   it("an answer's request id given apart goes out where the app's merged copy put it, the headers' own first", async () => {
     const extra = { 'access-control-allow-origin': 'http://localhost:3000', vary: 'Origin' };
-    const cases: Array<[string, Record<string, string>, WriteOptions['extra']]> = [
+    const cases: Array<[string, Record<string, string>, Record<string, string> | null]> = [
       ['a read', { 'content-type': 'application/json' }, null],
       ['a replay (its own request id, last)', { 'content-type': 'application/json', 'x-request-id': 'req_first', 'idempotent-replayed': 'true' }, null],
       ['with CORS', { 'content-type': 'application/json', vary: 'Accept' }, extra],
