@@ -20,7 +20,7 @@ import { type OwnSettings, type PlatformScope, type SettingsKind, type SettingsS
 import { type KeyRec, type LoggedEvent, type SandboxEvent, type StateChange, type TenantState, createTenantState } from './state.js';
 import { CORE_TIMERS, type TimerTable, fireTimer, rescheduleAll } from './timers.js';
 import { type ExtensionSchema, Lineage } from './tenant-schema.js';
-import { type Stamped, Version, type VersionKind, packedValues, samePrimitives } from './versions.js';
+import { type Stamped, Version, type VersionKind, keptValues, packedValues, samePrimitives } from './versions.js';
 import { iso } from './wire.js';
 import type { PlatformSettings, World } from './world.js';
 
@@ -290,7 +290,7 @@ export class Platform extends EventEmitter<PlatformEvents> implements World, Set
 
   #keep<R extends Stamped>(kind: VersionKind<R>, record: R, values: unknown[], packed: string): Version {
     const version = new Version(kind as unknown as VersionKind<never>, record, packed);
-    this.#lastVersions.set(kind.name, { version, values });
+    this.#lastVersions.set(kind.name, { version, values: keptValues(values) });
     return version;
   }
 

@@ -118,17 +118,59 @@ export function packedValues<R extends Stamped>(kind: VersionKind<R>, record: R)
 }
 
 /**
- * Whether two {@link packedValues} are the same without writing them: each a string, number,
- * boolean or null equal to the other (`===`, under which JSON writes the same). An object or an
- * array among them answers false, and the caller packs and compares the JSON instead.
+ * Whether the {@link packedValues} of a record now (`now`) are the ones kept (`kept`, from
+ * {@link keptValues}) without writing them: each a string, number, boolean or null equal to the
+ * other (`===`, under which JSON writes the same), or an array or a plain object (a user's
+ * `metadata`, its `submission`) of such values, the same keys in the same order (JSON's order).
+ * Anything else (a nested object, NaN) answers false, and the caller packs and compares the JSON
+ * instead.
  */
-export function samePrimitives(a: readonly unknown[], b: readonly unknown[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) {
-    const value = a[i];
-    if (value !== b[i] || (typeof value === 'object' && value !== null)) return false;
+export function samePrimitives(now: readonly unknown[], kept: readonly unknown[]): boolean {
+  if (now.length !== kept.length) return false;
+  for (let i = 0; i < now.length; i++) {
+    const value = now[i];
+    const other = kept[i];
+    if (typeof value === 'object' && value !== null) {
+      if (typeof other !== 'object' || other === null || !sameFlat(value, other)) return false;
+    } else if (value !== other) return false;
   }
   return true;
+}
+
+// Two arrays, or two plain objects, of primitives, equal as JSON writes them (keys in order).
+function sameFlat(a: object, b: object): boolean {
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) {
+      const value = a[i] as unknown;
+      if (value !== b[i] || (typeof value === 'object' && value !== null)) return false;
+    }
+    return true;
+  }
+  if (Array.isArray(b) || Object.getPrototypeOf(a) !== Object.prototype || Object.getPrototypeOf(b) !== Object.prototype) return false;
+  const keys = Object.keys(a);
+  const others = Object.keys(b);
+  if (keys.length !== others.length) return false;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
+    if (key !== others[i]) return false;
+    const value = (a as Record<string, unknown>)[key];
+    if (value !== (b as Record<string, unknown>)[key] || (typeof value === 'object' && value !== null)) return false;
+  }
+  return true;
+}
+
+/**
+ * The values of a version as {@link samePrimitives} compares them later: an object among them
+ * (a user's `metadata`, which is the live record's) copied, so that a change made in place to
+ * the record's object still shows. A packed submission is a new array already.
+ */
+export function keptValues(values: unknown[]): unknown[] {
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i];
+    if (typeof value === 'object' && value !== null && !Array.isArray(value) && Object.getPrototypeOf(value) === Object.prototype) values[i] = { ...value };
+  }
+  return values;
 }
 
 function unpack<R extends Stamped>(kind: VersionKind<R>, record: R, packed: string): R {

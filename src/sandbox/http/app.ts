@@ -6,7 +6,7 @@
 import type { Platform } from '../core/platform.js';
 import type { KeyRec, TenantState } from '../core/state.js';
 import { ApiError } from '../core/errors.js';
-import { type Answer, type AppCall, type HeaderReader, type Incoming, type Middleware, type NamedStage, type RouteInput, type RoutedCall, type StageInsert, type ValidatedCall, type AuthenticatedCall, errorAnswer, incomingOf, toResponse } from './call.js';
+import { type Answer, type ApartAnswer, type AppCall, type HeaderReader, type Incoming, type Middleware, type NamedStage, type RouteInput, type RoutedCall, type StageInsert, type ValidatedCall, type AuthenticatedCall, errorAnswer, incomingOf, toResponse } from './call.js';
 import { STAGES } from './stages.js';
 import { type Arrival, RequestLog, idInBody } from './request-log.js';
 import { TrieRouter } from './router.js';
@@ -196,6 +196,11 @@ export class App {
 
   #leaving(call: RequestCall, answer: Answer, started: number, arrival: Arrival | undefined): Answer {
     if (this.requests.recording) this.#log(call, answer, started, arrival?.method);
+    // The host puts the request id in front as it writes the headers: no copy of them here.
+    if (arrival?.requestIdApart === true) {
+      const apart: ApartAnswer = { status: answer.status, body: answer.body, headers: answer.headers, requestId: call.requestId };
+      return apart;
+    }
     // A replayed answer keeps the x-request-id of the request that produced it (http/idempotency.ts).
     const headers: Record<string, string> = { 'x-request-id': call.requestId };
     const own = answer.headers;

@@ -74,6 +74,15 @@ export interface Answer {
   headers: Record<string, string>;
 }
 
+/**
+ * An answer whose `x-request-id` is not among its headers yet (a host's `Arrival` with
+ * `requestIdApart`, http/request-log.ts): the host writes `requestId` first unless the headers hold their own (a
+ * replay's), which is where the app's copy of them would have put it.
+ */
+export interface ApartAnswer extends Answer {
+  readonly requestId: string;
+}
+
 /** A pipeline stage added with `sandbox.use`. */
 export type Middleware = (call: Call, next: () => Promise<Answer>) => Promise<Answer>;
 

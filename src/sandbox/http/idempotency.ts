@@ -38,7 +38,8 @@ export function noteCompact(answer: Answer, compact: CompactBody): void {
  * true`. A record that cannot be replayed (it reached storage some other way) is a 500.
  */
 function replay(rec: IdempotencyRec, text: string | null, requestId: string): Answer {
-  const answer = replayOf({ ...rec, body: text }, requestId);
+  // The four fields replayOf reads, not a spread of the whole record.
+  const answer = replayOf({ status: rec.status, body: text, requestId: rec.requestId, headers: rec.headers }, requestId);
   if (answer === null) throw new ApiError('internal_error', 'The stored answer of this Idempotency-Key cannot be replayed (its record is damaged); nothing was run.');
   return answer;
 }

@@ -60,6 +60,11 @@ export interface Arrival {
   at: number;
   /** The method as sent, upper case. */
   method: string;
+  /**
+   * The host writes `x-request-id` itself (the Node server: sandbox/http/call.ts `ApartAnswer`):
+   * the answer's headers are then the app's own, not a copy with the request id put first.
+   */
+  requestIdApart?: boolean;
 }
 
 /** Who reads the feed: every entry (the operator), or one tenant's, as long as its key stays live. */

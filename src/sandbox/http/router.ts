@@ -5,7 +5,7 @@
  * read as every path pattern reads them (./path.ts).
  * @module
  */
-import { patternSegment, splitPath } from './path.js';
+import { patternSegment } from './path.js';
 
 /** What a match yields: the handler and the decoded path parameters. */
 export interface RouteMatch<H> {
@@ -54,19 +54,33 @@ export class TrieRouter<H> implements Router<H> {
 
   match(method: string, path: string): RouteMatch<H> | null {
     const params: Record<string, string> = {};
-    const segments = splitPath(path);
-    if (segments === null) return null;
     let current: Node<H> = this.#root;
-    for (const segment of segments) {
-      const fixed = current.fixed.get(segment);
-      if (fixed) {
-        current = fixed;
-      } else if (current.param) {
-        params[current.param.name] = segment;
-        current = current.param.node;
-      } else {
-        return null;
+    // The segments as splitPath reads them (empty ones skipped, `%` escapes decoded), walked as
+    // they are cut: no array of them (a match runs on every request).
+    const n = path.length;
+    for (let start = 0; start < n; ) {
+      let end = path.indexOf('/', start);
+      if (end < 0) end = n;
+      if (end > start) {
+        let segment = path.slice(start, end);
+        if (segment.includes('%')) {
+          try {
+            segment = decodeURIComponent(segment);
+          } catch {
+            return null;
+          }
+        }
+        const fixed = current.fixed.get(segment);
+        if (fixed) {
+          current = fixed;
+        } else if (current.param) {
+          params[current.param.name] = segment;
+          current = current.param.node;
+        } else {
+          return null;
+        }
       }
+      start = end + 1;
     }
     const handler = current.handlers.get(method.toUpperCase());
     return handler === undefined ? null : { handler, params };

@@ -13,7 +13,7 @@
 import { type IncomingMessage, STATUS_CODES, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { type Answer, type ErrorEnvelope, type Incoming, addHeader, envelopeAnswer, incomingOfParts, targetParts } from '../../sandbox/http/call.js';
+import { type Answer, type ApartAnswer, type ErrorEnvelope, type Incoming, addHeader, envelopeAnswer, incomingOfParts, targetParts } from '../../sandbox/http/call.js';
 import { newRequestId } from '../../sandbox/http/request-id.js';
 import { type Arrival, type RequestLog, logPath } from '../../sandbox/http/request-log.js';
 import { TENANTS_MAX_BODY } from '../../sandbox/http/routes/test-helpers.js';
@@ -199,7 +199,7 @@ function dispatchOf(
   const asked = askedMethod(method);
   if (headers === null) throw refusal('The request headers are malformed.');
   const href = base + target;
-  if (NO_BODY.has(asked)) return sandbox.dispatch(incomingOfParts(asked, partsOf(target, href), href, headers, null), { at: arrived, method });
+  if (NO_BODY.has(asked)) return sandbox.dispatch(incomingOfParts(asked, partsOf(target, href), href, headers, null), { at: arrived, method, requestIdApart: true });
   // The body is read before the target is checked: a refused target leaves nothing unread.
   readBody(req, { chunks: [], size: 0, limit: bodyLimitOf(target), settled: false, then: withBody, res, method, asked, target, href, headers, origin, arrived });
   return undefined;
@@ -257,7 +257,14 @@ export interface WriteOptions {
   method?: string;
   /** The request whose unread body is drained before the connection closes (an oversized body). */
   drain?: IncomingMessage | null;
+  /**
+   * The answer's `x-request-id` when its headers do not hold one (a sandbox's `ApartAnswer`):
+   * written where `{ 'x-request-id': requestId, ...headers }` would put it.
+   */
+  requestId?: string | undefined;
 }
+
+const REQUEST_ID = 'x-request-id';
 
 /** Writes an answer to a Node response: the one writer of every answer the server gives over a `ServerResponse`. */
 export function writeAnswer(res: ServerResponse, answer: Answer, options: WriteOptions = {}): void {
@@ -269,9 +276,11 @@ export function writeAnswer(res: ServerResponse, answer: Answer, options: WriteO
   const own = answer.headers;
   const list: string[] = [];
   const extra = options.extra;
-  if (extra) for (const name in extra) list.push(name, own[name] ?? (extra[name] as string));
+  const requestId = options.requestId;
+  if (extra) for (const name in extra) list.push(name, own[name] ?? (name === REQUEST_ID ? requestId : undefined) ?? (extra[name] as string));
+  if (requestId !== undefined && extra?.[REQUEST_ID] === undefined) list.push(REQUEST_ID, own[REQUEST_ID] ?? requestId);
   for (const name in own) {
-    if (extra?.[name] !== undefined) continue;
+    if (extra?.[name] !== undefined || (requestId !== undefined && name === REQUEST_ID)) continue;
     if ((name === 'content-length' && body !== null) || (name === 'connection' && options.close === true)) continue;
     list.push(name, own[name] as string);
   }
@@ -354,6 +363,7 @@ export function createListener(sandbox: Dispatcher, options: ListenerOptions): (
         extra: origin !== undefined && cors.allows(origin) ? cors.responseHeaders(origin) : null,
         method,
         drain: how.linger ? req : null,
+        requestId: how.own ? undefined : (answer as ApartAnswer).requestId,
       });
     }
     if (how.own) recordOwn(sandbox.requests, { method, path: logPath(req.url), status: answer.status, requestId: answer.headers['x-request-id'] ?? '-', arrived });
@@ -387,7 +397,7 @@ export function createListener(sandbox: Dispatcher, options: ListenerOptions): (
     try {
       if (body instanceof Refusal) throw body;
       const { asked, target, href } = read;
-      pending = sandbox.dispatch(incomingOfParts(asked, partsOf(target, href), href, read.headers, body), { at: read.arrived, method: read.method });
+      pending = sandbox.dispatch(incomingOfParts(asked, partsOf(target, href), href, read.headers, body), { at: read.arrived, method: read.method, requestIdApart: true });
     } catch (error) {
       pending = failure(error);
     }

@@ -103,6 +103,37 @@ describe('record versions', () => {
     expect(after).not.toBe(before);
     expect(before.object()['metadata']).toEqual({ a: '1' });
     expect(after.object()['metadata']).toEqual({ a: '2' });
+    // Compared key by key against a copy (no JSON written): a key added, removed or moved, a value
+    // changed in place, each takes a new version; the same again does not.
+    expect(platform.version(USER, u)).toBe(after);
+    const steps: [string, () => void, unknown][] = [
+      ['a key added', () => void (u.metadata['b'] = '3'), { a: '2', b: '3' }],
+      ['the same keys, another order', () => void (u.metadata = { b: '3', a: '2' }), { b: '3', a: '2' }],
+      ['a key removed', () => void delete u.metadata['a'], { b: '3' }],
+      ['a value emptied', () => void (u.metadata['b'] = ''), { b: '' }],
+    ];
+    let last = after;
+    for (const [what, change, metadata] of steps) {
+      change();
+      const next = platform.version(USER, u);
+      expect(next, what).not.toBe(last);
+      expect(JSON.stringify(next.object()['metadata']), what).toBe(JSON.stringify(metadata));
+      expect(platform.version(USER, u), what).toBe(next);
+      last = next;
+    }
+    // The same metadata in a new object: the same version.
+    u.metadata = { b: '' };
+    expect(platform.version(USER, u)).toBe(last);
+    // A KYC submission (a packed array) changed in place.
+    u.submission = { id: 'kyc_1', status: 'in_review', createdAt: u.createdAt, submittedAt: null, resultAt: null, rejectionReason: null };
+    const submitted = platform.version(USER, u);
+    expect(submitted).not.toBe(last);
+    expect(platform.version(USER, u)).toBe(submitted);
+    u.submission.rejectionReason = 'blurred';
+    const rejected = platform.version(USER, u);
+    expect(rejected).not.toBe(submitted);
+    expect(rejected.get()).toMatchObject({ submission: { rejectionReason: 'blurred' } });
+    expect(submitted.get()).toMatchObject({ submission: { rejectionReason: null } });
   });
 
   it('events rebuild as emitted, and answers replay byte for byte, after updates, deletion, transactions and KYC', async () => {

@@ -102,6 +102,32 @@ describe('PathPattern', () => {
     expect(new PathPattern('/v1/users/:id').match('/v1//users/a%20b/')).toEqual({ id: 'a b' });
   });
 
+  it('the router walks a path as splitPath cuts it, on every small path (property)', () => {
+    const router = new TrieRouter<string>();
+    const patterns = ['/v1/users', '/v1/users/:id', '/v1/users/:id/kyc', '/v1/a b/:x', '/v1/%/:x/%'];
+    for (const pattern of patterns) router.add('GET', pattern, pattern);
+    // The reference: the pattern whose segments splitPath's reading of the path fills.
+    const reference = (path: string): { handler: string; params: Record<string, string> } | null => {
+      const segments = splitPath(path);
+      if (segments === null) return null;
+      for (const pattern of patterns) {
+        const parts = pattern.split('/').filter((p) => p !== '');
+        if (parts.length !== segments.length) continue;
+        const params: Record<string, string> = {};
+        if (parts.every((p, i) => (p.startsWith(':') ? ((params[p.slice(1)] = segments[i] as string), true) : p === segments[i]))) return { handler: pattern, params };
+      }
+      return null;
+    };
+    const piece = fc.constantFrom('', '/', '//', 'v1', 'users', 'kyc', 'a%20b', 'a b', '%25', '%E0%A4%A', '%2F', 'x', '%');
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 8 }), (pieces) => {
+        const path = `/${pieces.join('/')}`;
+        expect(router.match('GET', path)).toEqual(reference(path));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it('takes the worst pattern at the length limit in a fault plan over HTTP; the plan works and other tenants are not concerned', async () => {
     const sandbox = createSandbox({ seed: 'path-worst' });
     const other = sandbox.createTenant();

@@ -63,6 +63,23 @@ describe('writeAnswer', () => {
     expect(named(lines, 'connection')).toEqual(['close']);
   });
 
+  it("an answer's request id given apart goes out where the app's merged copy put it, the headers' own first", async () => {
+    const extra = { 'access-control-allow-origin': 'http://localhost:3000', vary: 'Origin' };
+    const cases: Array<[string, Record<string, string>, Record<string, string> | null]> = [
+      ['a read', { 'content-type': 'application/json' }, null],
+      ['a replay (its own request id, last)', { 'content-type': 'application/json', 'x-request-id': 'req_first', 'idempotent-replayed': 'true' }, null],
+      ['with CORS', { 'content-type': 'application/json', vary: 'Accept' }, extra],
+      ['a replay with CORS', { 'idempotent-replayed': 'true', 'x-request-id': 'req_first' }, extra],
+      ['no headers', {}, null],
+    ];
+    for (const [what, headers, more] of cases) {
+      const merged = await exchange({ status: 200, body: '{"a":1}', headers: { 'x-request-id': 'req_new', ...headers } }, { extra: more });
+      const apart = await exchange({ status: 200, body: '{"a":1}', headers }, { extra: more, requestId: 'req_new' });
+      expect(apart.lines.filter(([n]) => n !== 'date'), what).toEqual(merged.lines.filter(([n]) => n !== 'date'));
+      expect(named(apart.lines, 'x-request-id'), what).toEqual([headers['x-request-id'] ?? 'req_new']);
+    }
+  });
+
   it('HEAD: the headers of the answer, content-length included, no body', async () => {
     const { lines, body } = await exchange({ status: 200, body: '{"a":1}', headers: {} }, { head: true });
     expect(named(lines, 'content-length')).toEqual(['7']);
