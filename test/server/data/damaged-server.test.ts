@@ -99,7 +99,9 @@ describe('a damaged data.db with the real server', () => {
     // The other tenant reads and writes; the server is up.
     expect((await call(second.ready, a.apiKey, 'GET', `/v1/users/${a.userId}`)).status).toBe(200);
     await createUser(second.ready, a.apiKey, 100);
-    expect(second.child.stderr().split('\n').filter((l) => l.includes('is damaged'))).toEqual([expect.stringContaining(`${file} is damaged: reading tenant ${b.tenantId} failed`)]);
+    const damaged = (): string[] => second.child.stderr().split('\n').filter((l) => l.includes('is damaged'));
+    await waitFor(second.child, () => (damaged().length > 0 ? true : undefined), 'the damaged line');
+    expect(damaged()).toEqual([expect.stringContaining(`${file} is damaged: reading tenant ${b.tenantId} failed`)]);
     await stop(second.child);
 
     // Restarted on the damaged file: refused at the start, exit 1, the folder as it was.

@@ -72,11 +72,15 @@ describe('serve --data when the disk cannot take a write', () => {
     }
     // Reads go on; the refused users are nowhere, in memory either.
     expect(await externalIds(ready)).toEqual(['ext-1']);
-    expect(child.stderr().split('\n').filter((l) => l.includes('cannot write'))).toHaveLength(1);
+    // The server's stderr lines leave once per turn of its event loop and come over a pipe: an
+    // answer can arrive before the line that the same request logged.
+    const cannotWrite = (): string[] => child.stderr().split('\n').filter((l) => l.includes('cannot write'));
+    await waitFor(child, () => (cannotWrite().length > 0 ? true : undefined), 'the cannot-write line');
+    expect(cannotWrite()).toHaveLength(1);
 
     inside('rm', path.join(dir, 'filler'));
     expect((await createUser(ready, 2, 'u-2')).status).toBe(201);
-    expect(child.stderr()).toContain('works again');
+    await waitFor(child, () => (child.stderr().includes('works again') ? true : undefined), 'the works-again line');
 
     // The folder as a kill would leave it, copied out of the namespace, reopens with what was answered.
     const copy = tempDir();
