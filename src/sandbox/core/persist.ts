@@ -17,12 +17,14 @@
  */
 import type { EventRow, IdempotencyRow, RecordRow, SandboxStorage, TenantChanges, TenantRows, UsageRow } from '../storage/port.js';
 import type { Stored } from './collection.js';
-import { RestoredEvent } from './event-log.js';
+import { PackedEvent, RestoredEvent } from './event-log.js';
 import type { EventLog, IdempotencyRec, IdempotencyStore, LoggedEvent, SandboxEvent } from './logs.js';
 import type { Platform } from './platform.js';
 import { type IdempotencySnapshot, type TenantRecords, idempotencyIn, idempotencyOut, restoreTenant } from './snapshot.js';
 import type { KeyRec, TenantState } from './state.js';
 import type { OwnSettings } from './settings.js';
+import { Version } from './versions.js';
+import { iso } from './wire.js';
 
 /** What a stored tenant reads of a collection (core/collection.ts). */
 export interface TrackedRecords {
@@ -152,6 +154,8 @@ export class StoredIdempotency implements IdempotencyStore {
     private readonly cutoff: () => number,
     /** The keys storage holds for this tenant (`[]`: a tenant storage has no rows of yet). */
     stored: readonly string[],
+    /** The JSON of a version (`Platform.textOf`: the answer's own text when it is still kept). */
+    private readonly textOf: (version: Version) => string = (v) => v.text(),
   ) {
     this.#known = new Set(stored.map(keyHash));
   }
@@ -195,8 +199,10 @@ export class StoredIdempotency implements IdempotencyStore {
     for (const rec of this.#live.values()) {
       if (rec.status === 0 || this.#taken.has(rec)) continue;
       this.#taken.add(rec);
-      // A row holds the full form (a snapshot's): the compact one's body is a version of a live record.
-      rows.push({ key: rec.key, startedAt: rec.startedAt, data: JSON.stringify(idempotencyOut(rec)) });
+      // A row holds the full form (a snapshot's): the compact one's body is a version of a live
+      // record, whose text the answer just built (kept by the platform: not serialized again).
+      const full = rec.body instanceof Version ? { ...rec, body: this.textOf(rec.body) } : rec;
+      rows.push({ key: rec.key, startedAt: rec.startedAt, data: JSON.stringify(idempotencyOut(full)) });
     }
     return rows;
   }
@@ -228,8 +234,20 @@ export class StoredEventLog implements EventLog {
     private readonly size: number,
     /** The seq of the last event written. */
     public seq: number,
+    /** The JSON of a version (`Platform.textOf`: the answer's own text when it is still kept). */
+    private readonly textOf: (version: Version) => string = (v) => v.text(),
   ) {
     this.#trimmedTo = seq;
+  }
+
+  /**
+   * An event's row: `JSON.stringify(e.envelope())`, byte for byte, with the object's JSON taken
+   * from the platform's kept text of its version (the answer that follows an event shares its
+   * version: core/platform.ts) instead of building the wire object again.
+   */
+  #json(e: LoggedEvent): string {
+    if (!(e instanceof PackedEvent)) return JSON.stringify(e.envelope());
+    return `{"id":${JSON.stringify(e.id)},"type":${JSON.stringify(e.type)},"created_at":${JSON.stringify(iso(e.at))},"data":{"object":${this.textOf(e.version)}}}`;
   }
 
   add(event: LoggedEvent): void {
@@ -245,7 +263,7 @@ export class StoredEventLog implements EventLog {
 
   /** Takes the events not taken yet (they stay readable here until {@link written}). */
   take(): EventRow[] {
-    const rows = this.#pending.slice(this.#taken).map(([seq, e]) => ({ seq, data: JSON.stringify(e.envelope()) }));
+    const rows = this.#pending.slice(this.#taken).map(([seq, e]) => ({ seq, data: this.#json(e) }));
     this.#taken = this.#pending.length;
     return rows;
   }
@@ -295,9 +313,10 @@ export class TenantCodec {
     const memory = { idempotency: tenant.idempotency.answered(), events: tenant.events.recent(platform.settings.eventLogSize) };
     const cutoff = (): number => tenant.clock.nowMs() - platform.settings.idempotencyTtlMs;
     // A tenant adopted (new, or restored over an emptied storage) has no rows in storage yet.
-    const idempotency = new StoredIdempotency(storage, tenant.id, cutoff, loaded ? storage.idempotencyKeys(tenant.id) : []);
+    const textOf = (version: Version): string => platform.textOf(version);
+    const idempotency = new StoredIdempotency(storage, tenant.id, cutoff, loaded ? storage.idempotencyKeys(tenant.id) : [], textOf);
     for (const rec of memory.idempotency) idempotency.set(rec.key, rec);
-    const events = new StoredEventLog(storage, tenant.id, platform.settings.eventLogSize, eventSeq);
+    const events = new StoredEventLog(storage, tenant.id, platform.settings.eventLogSize, eventSeq, textOf);
     for (const e of memory.events) events.add(e);
     tenant.idempotency = idempotency;
     tenant.events = events;
