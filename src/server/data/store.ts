@@ -338,11 +338,11 @@ export function readErrorLine(file: string, error: unknown, tenantId: string | n
 }
 
 /** Turns of the event loop a commit waits for more answers to share it (a group commit). */
-const COMMIT_TURNS = 2;
+const COMMIT_TURNS = 3;
 
 /**
- * Runs `fn` after {@link COMMIT_TURNS} turns of the event loop: the answers of two turns share
- * one transaction instead of one turn's, about half the `BEGIN`/`COMMIT`s and fewer pages of the
+ * Runs `fn` after {@link COMMIT_TURNS} turns of the event loop: the answers of three turns share
+ * one transaction instead of one turn's, fewer `BEGIN`/`COMMIT`s and fewer pages of the
  * write-ahead log a lifecycle (the tables' tails and index leaves written once for more answers;
  * docs/performance.md, issue 34 round two). An answer still leaves only once its commit returned.
  */
