@@ -19,7 +19,7 @@
  * process, whose CPU per lifecycle capped the memory-only server's rate (docs/performance.md,
  * "`serve --data` by the outside method").
  *
- *   npm run build && node --import tsx bench/soak.ts [--seconds 60] [--window 5] [--tenants 20] [--concurrency 16] [--phases] [--client]
+ *   npm run build && node --import tsx bench/soak.ts [--seconds 60] [--window 5] [--tenants 20] [--concurrency 16] [--phases] [--client] [--baseline DIR] [--profile DIR]
  *   (npm run bench runs it with the defaults; `npm run bench -- --only soak --soak-seconds 900` for longer)
  */
 import { type ChildProcess, fork, spawn } from 'node:child_process';
