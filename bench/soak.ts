@@ -19,7 +19,7 @@
  * process, whose CPU per lifecycle capped the memory-only server's rate (docs/performance.md,
  * "`serve --data` by the outside method").
  *
- *   npm run build && node --import tsx bench/soak.ts [--seconds 60] [--window 5] [--tenants 20] [--concurrency 16] [--phases] [--client]
+ *   npm run build && node --import tsx bench/soak.ts [--seconds 60] [--window 5] [--tenants 20] [--concurrency 16] [--phases] [--client] [--baseline DIR] [--profile DIR]
  *   (npm run bench runs it with the defaults; `npm run bench -- --only soak --soak-seconds 900` for longer)
  */
 import { type ChildProcess, fork, spawn } from 'node:child_process';
@@ -27,6 +27,8 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { inspectorUiEsbuildPlugin } from '../scripts/inspector-ui.js';
 import { PixUsdt } from '../src/index.js';
 import { openDataStore } from '../src/server/data/store.js';
 import { WALLET, cpf } from '../test/support/fixtures.js';
@@ -63,6 +65,13 @@ export interface SoakOptions {
    * `--data` server beside this build's two, its windows in the same order; A/B figures only.
    */
   baseline?: string | undefined;
+  /**
+   * `--profile DIR`: this build's `--data` server runs from the sources built without minifying
+   * (as bench/server.ts --profile builds them) under `--cpu-prof`, its profile written to DIR when
+   * it stops (SIGTERM, before the kill -9 restart), beside that build (DIR/cli); its figures then
+   * include the profiler's cost.
+   */
+  profile?: string | undefined;
 }
 
 /** One window of one server. */
@@ -108,11 +117,14 @@ interface Server {
   dir: string | null;
 }
 
-async function start(name: Server['name'], dir: string | null, cli = CLI): Promise<{ server: Server; readyMs: number }> {
+async function start(name: Server['name'], dir: string | null, cli = CLI, profile?: string): Promise<{ server: Server; readyMs: number }> {
   const started = performance.now();
   const args = ['serve', '--port', '0', ...FLAGS, ...(dir === null ? [] : ['--data', dir])];
+  const node = profile === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', profile, '--cpu-prof-interval', '200'];
   // Request log lines go to stderr: dropped, as a terminal would scroll them.
-  const child = spawn(process.execPath, [cli, ...args], { stdio: ['ignore', 'pipe', 'ignore'] });
+  // NODE_PATH: a profiled build lives in a temporary folder, from which `--data` must still find libsql.
+  const env = { ...process.env, NODE_PATH: fileURLToPath(new URL('../node_modules', import.meta.url)) };
+  const child = spawn(process.execPath, [...node, cli, ...args], { stdio: ['ignore', 'pipe', 'ignore'], env });
   const line = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
@@ -124,6 +136,26 @@ async function start(name: Server['name'], dir: string | null, cli = CLI): Promi
   const readyMs = performance.now() - started;
   const ready = JSON.parse(line) as { url: string; api_key: string };
   return { server: { name, process: child, url: ready.url, keys: [ready.api_key], dir }, readyMs };
+}
+
+/** The CLI built from the sources without minifying, into `dir`/cli (bench/server.ts --profile builds it so). */
+async function unminified(dir: string): Promise<string> {
+  const out = path.join(dir, 'cli');
+  await build({
+    entryPoints: { cli: fileURLToPath(new URL('../src/server/cli/main.ts', import.meta.url)) },
+    outdir: out,
+    splitting: true,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    keepNames: true,
+    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+    external: ['libsql'],
+    plugins: [inspectorUiEsbuildPlugin],
+    logLevel: 'silent',
+  });
+  return path.join(out, 'cli.js');
 }
 
 function procStatus(pid: number): { rssMb: number; peakRssMb: number } {
@@ -343,6 +375,7 @@ function optionsFrom(argv: readonly string[]): SoakOptions {
   };
   return { seconds: value('seconds', 30), window: value('window', 5), tenants: value('tenants', 20), concurrency: value('concurrency', 16), phases: argv.includes('--phases') || argv.includes('--soak-phases'), client: argv.includes('--client') || argv.includes('--soak-client'),
     baseline: argv.includes('--baseline') ? argv[argv.indexOf('--baseline') + 1] : undefined,
+    profile: argv.includes('--profile') ? argv[argv.indexOf('--profile') + 1] : undefined,
   };
 }
 
@@ -353,7 +386,7 @@ export async function run(options: SoakOptions = optionsFrom(process.argv)): Pro
   const data = path.join(dir, 'data');
   const memoryStart = await start('memory', null);
   const memory = memoryStart.server;
-  let stored = (await start('data', data)).server;
+  let stored = (await start('data', data, options.profile === undefined ? CLI : await unminified(options.profile), options.profile)).server;
   const windows: SoakWindow[] = [];
   let load: Load | undefined;
   const base: Server[] = [];
@@ -401,7 +434,8 @@ export async function run(options: SoakOptions = optionsFrom(process.argv)): Pro
       console.log(`baseline / this build, CPU per lifecycle: memory-only ${cpu('memory')}, --data ${cpu('data')}`);
     }
     // A restart after the soak: kill -9, then the time to the ready line and to a tenant's first answer.
-    await stop(stored.process, 'SIGKILL');
+    // A profiled server writes its profile only when it exits of itself.
+    await stop(stored.process, options.profile === undefined ? 'SIGKILL' : 'SIGTERM');
     const keys = stored.keys;
     const restarted = await start('data', data);
     stored = { ...restarted.server, keys };

@@ -496,7 +496,12 @@ export class Persistence implements TenantSource {
       this.#options.onWriteRecovered?.();
     }
     for (const w of batch.waiters) w.resolve();
-    this.#rearm();
+    // The alarm only moves earlier for the timers just written (a later or removed one wakes it
+    // early, and the wake reads storage again): no query of storage per commit.
+    for (const c of batch.captures) {
+      const wakeAt = c.changes.tenant?.wakeAt;
+      if (wakeAt !== undefined && wakeAt !== null) this.#armAt(wakeAt);
+    }
   }
 
   /** A write failed: nothing of it may stay in memory. Storage holds what was answered before. */

@@ -17,12 +17,14 @@
  */
 import type { EventRow, IdempotencyRow, RecordRow, SandboxStorage, TenantChanges, TenantRows, UsageRow } from '../storage/port.js';
 import type { Stored } from './collection.js';
-import { RestoredEvent } from './event-log.js';
+import { PackedEvent, RestoredEvent } from './event-log.js';
 import type { EventLog, IdempotencyRec, IdempotencyStore, LoggedEvent, SandboxEvent } from './logs.js';
 import type { Platform } from './platform.js';
 import { type IdempotencySnapshot, type TenantRecords, idempotencyIn, idempotencyOut, restoreTenant } from './snapshot.js';
 import type { KeyRec, TenantState } from './state.js';
 import type { OwnSettings } from './settings.js';
+import { Version } from './versions.js';
+import { iso } from './wire.js';
 
 /** What a stored tenant reads of a collection (core/collection.ts). */
 export interface TrackedRecords {
@@ -72,6 +74,8 @@ export interface StoredTenantState {
 const EXPIRY_EVERY_MS = 60_000;
 /** How many events may pass the log's size before the oldest are deleted. */
 const TRIM_EVERY = 1_000;
+/** Answered idempotency records a stored tenant keeps after they are written, the latest first out last. */
+const RECENT_ANSWERS = 64;
 
 /** The tenant's extensions with the records of every kind left out (a shallow copy: the live state is untouched). */
 function extensionsWithoutRecords(extensions: Record<string, unknown>, kinds: RecordTable): Record<string, unknown> {
@@ -134,6 +138,12 @@ export class StoredIdempotency implements IdempotencyStore {
   // Running records, and answered ones not written yet.
   readonly #live = new Map<string, IdempotencyRec>();
   readonly #taken = new Set<IdempotencyRec>();
+  /**
+   * The last {@link RECENT_ANSWERS} records written, still in memory: a client's retry comes
+   * soon after its first try, and is then answered without reading its row (the same answer:
+   * the row is the full form of this record, its body the JSON of this version).
+   */
+  readonly #recent = new Map<string, IdempotencyRec>();
   #cutoff = -Infinity;
   #expiredTo = -Infinity;
   /**
@@ -152,6 +162,8 @@ export class StoredIdempotency implements IdempotencyStore {
     private readonly cutoff: () => number,
     /** The keys storage holds for this tenant (`[]`: a tenant storage has no rows of yet). */
     stored: readonly string[],
+    /** The JSON of a version (`Platform.textOf`: the answer's own text when it is still kept). */
+    private readonly textOf: (version: Version) => string = (v) => v.text(),
   ) {
     this.#known = new Set(stored.map(keyHash));
   }
@@ -159,6 +171,9 @@ export class StoredIdempotency implements IdempotencyStore {
   get(key: string): IdempotencyRec | undefined {
     const live = this.#live.get(key);
     if (live !== undefined) return live;
+    const recent = this.#recent.get(key);
+    // As storage reads it: a record started at or before the cutoff has expired.
+    if (recent !== undefined) return recent.startedAt > this.cutoff() ? recent : undefined;
     if (!this.#known.has(keyHash(key))) return undefined;
     const row = this.storage.idempotency(this.tenantId, key, this.cutoff());
     return row === null ? undefined : idempotencyIn(JSON.parse(row.data) as IdempotencySnapshot);
@@ -166,11 +181,13 @@ export class StoredIdempotency implements IdempotencyStore {
 
   set(key: string, record: IdempotencyRec): void {
     this.#known.add(keyHash(key));
+    this.#recent.delete(key);
     this.#live.set(key, record);
   }
 
   delete(key: string): void {
     this.#live.delete(key);
+    this.#recent.delete(key);
   }
 
   expire(cutoff: number): void {
@@ -195,8 +212,10 @@ export class StoredIdempotency implements IdempotencyStore {
     for (const rec of this.#live.values()) {
       if (rec.status === 0 || this.#taken.has(rec)) continue;
       this.#taken.add(rec);
-      // A row holds the full form (a snapshot's): the compact one's body is a version of a live record.
-      rows.push({ key: rec.key, startedAt: rec.startedAt, data: JSON.stringify(idempotencyOut(rec)) });
+      // A row holds the full form (a snapshot's): the compact one's body is a version of a live
+      // record, whose text the answer just built (kept by the platform: not serialized again).
+      const full = rec.body instanceof Version ? { ...rec, body: this.textOf(rec.body) } : rec;
+      rows.push({ key: rec.key, startedAt: rec.startedAt, data: JSON.stringify(idempotencyOut(full)) });
     }
     return rows;
   }
@@ -210,7 +229,13 @@ export class StoredIdempotency implements IdempotencyStore {
 
   /** The records taken are written: storage holds them now. */
   written(): void {
-    for (const rec of this.#taken) if (this.#live.get(rec.key) === rec) this.#live.delete(rec.key);
+    const recent = this.#recent;
+    for (const rec of this.#taken) {
+      if (this.#live.get(rec.key) !== rec) continue;
+      this.#live.delete(rec.key);
+      recent.set(rec.key, rec);
+      if (recent.size > RECENT_ANSWERS) recent.delete(recent.keys().next().value as string);
+    }
     this.#taken.clear();
   }
 }
@@ -228,8 +253,20 @@ export class StoredEventLog implements EventLog {
     private readonly size: number,
     /** The seq of the last event written. */
     public seq: number,
+    /** The JSON of a version (`Platform.textOf`: the answer's own text when it is still kept). */
+    private readonly textOf: (version: Version) => string = (v) => v.text(),
   ) {
     this.#trimmedTo = seq;
+  }
+
+  /**
+   * An event's row: `JSON.stringify(e.envelope())`, byte for byte, with the object's JSON taken
+   * from the platform's kept text of its version (the answer that follows an event shares its
+   * version: core/platform.ts) instead of building the wire object again.
+   */
+  #json(e: LoggedEvent): string {
+    if (!(e instanceof PackedEvent)) return JSON.stringify(e.envelope());
+    return `{"id":${JSON.stringify(e.id)},"type":${JSON.stringify(e.type)},"created_at":${JSON.stringify(iso(e.at))},"data":{"object":${this.textOf(e.version)}}}`;
   }
 
   add(event: LoggedEvent): void {
@@ -245,7 +282,7 @@ export class StoredEventLog implements EventLog {
 
   /** Takes the events not taken yet (they stay readable here until {@link written}). */
   take(): EventRow[] {
-    const rows = this.#pending.slice(this.#taken).map(([seq, e]) => ({ seq, data: JSON.stringify(e.envelope()) }));
+    const rows = this.#pending.slice(this.#taken).map(([seq, e]) => ({ seq, data: this.#json(e) }));
     this.#taken = this.#pending.length;
     return rows;
   }
@@ -269,7 +306,36 @@ interface Written {
   created: number;
   state: string | null;
   wakeAt: number | null | undefined;
-  keys: string | null;
+  /** The keys as written: each key object with a copy of its fields (`null`: none written yet). */
+  keys: KeysSeen | null;
+}
+
+type KeysSeen = Array<[key: KeyRec, fields: unknown[]]>;
+
+/** A copy of every field of every key (arrays copied: a field changed in place is seen too). */
+function seeKeys(keys: readonly KeyRec[]): KeysSeen {
+  return keys.map((k) => [k, Object.values(k).map((v) => (Array.isArray(v) ? [...(v as unknown[])] : v))]);
+}
+
+/**
+ * Whether the keys are those written, field for field: asked at every capture, where comparing
+ * their JSON cost a `JSON.stringify` of every key each time (keys change rarely).
+ */
+function sameKeys(keys: readonly KeyRec[], seen: KeysSeen): boolean {
+  if (keys.length !== seen.length) return false;
+  for (let i = 0; i < keys.length; i++) {
+    const [key, fields] = seen[i] as [KeyRec, unknown[]];
+    if (keys[i] !== key) return false;
+    const now = Object.values(key);
+    if (now.length !== fields.length) return false;
+    for (let j = 0; j < now.length; j++) {
+      const a = now[j];
+      const b = fields[j];
+      if (a === b) continue;
+      if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length || a.some((x, n) => x !== b[n])) return false;
+    }
+  }
+  return true;
 }
 
 /** One capture: the rows, and what to do once they are written. */
@@ -295,9 +361,10 @@ export class TenantCodec {
     const memory = { idempotency: tenant.idempotency.answered(), events: tenant.events.recent(platform.settings.eventLogSize) };
     const cutoff = (): number => tenant.clock.nowMs() - platform.settings.idempotencyTtlMs;
     // A tenant adopted (new, or restored over an emptied storage) has no rows in storage yet.
-    const idempotency = new StoredIdempotency(storage, tenant.id, cutoff, loaded ? storage.idempotencyKeys(tenant.id) : []);
+    const textOf = (version: Version): string => platform.textOf(version);
+    const idempotency = new StoredIdempotency(storage, tenant.id, cutoff, loaded ? storage.idempotencyKeys(tenant.id) : [], textOf);
     for (const rec of memory.idempotency) idempotency.set(rec.key, rec);
-    const events = new StoredEventLog(storage, tenant.id, platform.settings.eventLogSize, eventSeq);
+    const events = new StoredEventLog(storage, tenant.id, platform.settings.eventLogSize, eventSeq, textOf);
     for (const e of memory.events) events.add(e);
     tenant.idempotency = idempotency;
     tenant.events = events;
@@ -323,7 +390,7 @@ export class TenantCodec {
     this.#storeLogs(tenant, rows.eventSeq, true);
     for (const kind of Object.values(this.kinds)) kind.collection(tenant)?.startTracking();
     tenant.usage.changed = new Set();
-    this.#written.set(tenant, { created: rows.tenant.created, state: rows.tenant.state, wakeAt: rows.tenant.wakeAt, keys: JSON.stringify(tenant.keys) });
+    this.#written.set(tenant, { created: rows.tenant.created, state: rows.tenant.state, wakeAt: rows.tenant.wakeAt, keys: seeKeys(tenant.keys) });
     return tenant;
   }
 
@@ -377,10 +444,9 @@ export class TenantCodec {
       changes.usage = [...usage.changed].map((bucket): UsageRow => ({ bucket, amount: usage.get(bucket) ?? null }));
       usage.changed.clear();
     }
-    const keys = JSON.stringify(tenant.keys);
-    if (keys !== written.keys) {
+    if (written.keys === null || !sameKeys(tenant.keys, written.keys)) {
       changes.keys = tenant.keys.map((k) => ({ secret: k.secret, id: k.id, data: JSON.stringify(k) }));
-      written.keys = keys;
+      written.keys = seeKeys(tenant.keys);
     }
     const idempotency = tenant.idempotency as StoredIdempotency;
     const events = tenant.events as StoredEventLog;

@@ -94,6 +94,29 @@ describe('createStoredSandbox (pix-usdt/sandbox) over libsql', () => {
     expect((await again.conversions.retrieve(conversion.id)).status).toBe('completed');
   });
 
+  it('writes each event row as the JSON of the event emitted, and each answered key with the body answered, byte for byte', async () => {
+    const file = databaseFile();
+    const { db, driver } = connect(file);
+    const a = open(driver);
+    const emitted: string[] = [];
+    a.on('event', (event) => emitted.push(JSON.stringify(event)));
+    const client = new PixUsdt({ apiKey: a.apiKey, fetch: a.fetch, maxRetries: 0 });
+    const userId = await approvedUser(client, 1);
+    const quote = await client.quotes.create(onrampBody(userId));
+    const accepted = await a.fetch(new Request(`http://sandbox/v1/quotes/${quote.id}/accept`, { method: 'POST', headers: { authorization: `Bearer ${a.apiKey}`, 'content-type': 'application/json', 'idempotency-key': 'accept-bytes' }, body: '{}' }));
+    const answered = await accepted.text();
+    const conversionId = (JSON.parse(answered) as { id: string }).id;
+    await client.testHelpers.conversions.simulateOnrampPixPaid(conversionId);
+    await a.clock.advance({ seconds: 61 });
+    await client.conversions.retrieve(conversionId);
+    await a.flush();
+    const rows = db.prepare('SELECT data FROM events ORDER BY seq').all() as Array<{ data: string }>;
+    expect(emitted.length).toBeGreaterThanOrEqual(5);
+    expect(rows.map((r) => r.data)).toEqual(emitted);
+    const idem = db.prepare("SELECT data FROM idempotency WHERE key = 'accept-bytes'").get() as { data: string };
+    expect((JSON.parse(idem.data) as { body: string }).body).toBe(answered);
+  });
+
   it('writes an advance made in process: a reload finds the clock moved and what it changed, with no event to announce it', async () => {
     const file = databaseFile();
     const first = connect(file);

@@ -295,23 +295,27 @@ describe('a tenant whose data cannot be read, while serving', () => {
 
   it('a tenant in memory whose idempotency rows turn out damaged: 503 storage_damaged (not a write error), marked and evicted; nothing of the request is kept', async () => {
     const { dir, a, b } = await stoppedFolder();
-    let damagedNow = false;
-    const reads = { damaged: 0, wakes: 0, lookupsFail: false };
-    const store = open(dir, OPTIONS, { wrapDriver: damagedFor(() => (damagedNow ? b.tenantId : 'none'), reads) });
-    // Loaded and served first; a create answered and written (its idempotency record is then in storage only).
-    expect((await client(store, b.apiKey).users.retrieve(b.userId)).id).toBe(b.userId);
-    expect(store.persistence.loaded).toBe(1);
-    const create = (): Promise<Response> =>
-      store.sandbox.fetch('/v1/users', {
+    const create = (on: ReturnType<typeof open>): Promise<Response> =>
+      on.sandbox.fetch('/v1/users', {
         method: 'POST',
         headers: { authorization: `Bearer ${b.apiKey}`, 'content-type': 'application/json', 'idempotency-key': 'before-damage' },
         body: JSON.stringify({ external_id: 'e-9', name: 'User 9', document_type: 'cpf', document_number: cpf(9) }),
       });
-    const first = (await (await create()).json()) as { id: string };
+    // A create answered and written by an earlier start: its idempotency record is in storage only.
+    const earlier = open(dir);
+    const first = (await (await create(earlier)).json()) as { id: string };
+    earlier.close();
+    closed(earlier);
+    let damagedNow = false;
+    const reads = { damaged: 0, wakes: 0, lookupsFail: false };
+    const store = open(dir, OPTIONS, { wrapDriver: damagedFor(() => (damagedNow ? b.tenantId : 'none'), reads) });
+    // Loaded and served first.
+    expect((await client(store, b.apiKey).users.retrieve(b.userId)).id).toBe(b.userId);
+    expect(store.persistence.loaded).toBe(1);
     damagedNow = true;
-    // Its replay reads the key's record from storage (answered records are not kept in memory; a
-    // new key is known not to be there, and reads nothing).
-    const created = await create();
+    // Its replay reads the key's record from storage (not among this start's last answers kept in
+    // memory; a new key is known not to be there, and reads nothing).
+    const created = await create(store);
     expect(created.status).toBe(503);
     expect(await created.json()).toMatchObject({ code: 'storage_unavailable', details: { reason: 'storage_damaged' } });
     expect(store.persistence.damaged).toEqual([b.tenantId]);

@@ -66,7 +66,7 @@ describe('what a commit writes', () => {
 });
 
 describe('idempotency keys', () => {
-  it('a new key reads no idempotency row; its replay does, in the same process and after a restart (the tenant loaded again)', async () => {
+  it('a new key reads no idempotency row; its replay reads none while among the last 64 answers written, one after 64 more and after a restart (the tenant loaded again)', async () => {
     const lookups = { n: 0 };
     // The driver without `get`: every query through `all`, counted when it looks up one key.
     const wrap = (d: SqlDriver): SqlDriver => ({
@@ -89,6 +89,17 @@ describe('idempotency keys', () => {
     const replay = await post(first, apiKey, '/v1/users', body, 'key-1');
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(((await replay.json()) as { id: string }).id).toBe(id);
+    // Written, and still among the tenant's last answers in memory: no row read.
+    expect(lookups.n).toBe(0);
+    for (let i = 0; i < 64; i++) {
+      const more = await post(first, apiKey, '/v1/users', { ...body, external_id: `m-${i}`, document_number: cpf(100 + i) }, `more-${i}`);
+      expect(more.status).toBe(201);
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(lookups.n).toBe(0);
+    const later = await post(first, apiKey, '/v1/users', body, 'key-1');
+    expect(later.headers.get('idempotent-replayed')).toBe('true');
+    expect(((await later.json()) as { id: string }).id).toBe(id);
     expect(lookups.n).toBe(1);
     first.close();
 
@@ -103,6 +114,23 @@ describe('idempotency keys', () => {
     expect(other.headers.get('idempotent-replayed')).toBeNull();
     expect(lookups.n).toBe(1);
     second.close();
+  });
+
+  it('an answer kept in memory after its write expires as the stored one does: past the 24 hours its key answers anew', async () => {
+    const store = open(tempDir(), OPTIONS);
+    const { apiKey } = await newTenant(store);
+    const body = { external_id: 'x-1', name: 'User 1', document_type: 'cpf', document_number: cpf(1) };
+    const first = (await (await post(store, apiKey, '/v1/users', body, 'x-key')).json()) as { id: string };
+    await new Promise((resolve) => setImmediate(resolve));
+    const replay = await post(store, apiKey, '/v1/users', body, 'x-key');
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(((await replay.json()) as { id: string }).id).toBe(first.id);
+    await new PixUsdt({ apiKey, fetch: store.sandbox.fetch, maxRetries: 0 }).testHelpers.clock.advance({ seconds: 24 * 3600 + 1 });
+    // The same external id: a new request under the key, refused as a duplicate user (not the first answer again).
+    const later = await post(store, apiKey, '/v1/users', body, 'x-key');
+    expect(later.headers.get('idempotent-replayed')).toBeNull();
+    expect(later.status).not.toBe(201);
+    store.close();
   });
 });
 
