@@ -119,10 +119,26 @@ export function packedValues<R extends Stamped>(kind: VersionKind<R>, record: R)
 
 /**
  * Whether two {@link packedValues} are the same without writing them: each a string, number,
- * boolean or null equal to the other (`===`, under which JSON writes the same). An object or an
- * array among them answers false, and the caller packs and compares the JSON instead.
+ * boolean or null equal to the other (`===`, under which JSON writes the same), an array of such
+ * equal item by item (a packed submission), or one frozen object (a user's metadata when none was
+ * given: it cannot have changed). Any other object or array among them answers false, and the
+ * caller packs and compares the JSON instead.
  */
 export function samePrimitives(a: readonly unknown[], b: readonly unknown[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const value = a[i];
+    const other = b[i];
+    if (typeof value !== 'object' || value === null) {
+      if (value !== other) return false;
+    } else if (value === other) {
+      if (!Object.isFrozen(value)) return false;
+    } else if (!Array.isArray(value) || !Array.isArray(other) || !sameItems(value, other)) return false;
+  }
+  return true;
+}
+
+function sameItems(a: readonly unknown[], b: readonly unknown[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) {
     const value = a[i];
