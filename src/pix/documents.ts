@@ -51,8 +51,29 @@ export function withCheckDigits(body: string, first: number): string {
   return body;
 }
 
-/** True when a normalized document (not one repeated character) ends with its two check digits. */
-const hasCheckDigits = (doc: string | null, first: number): boolean => doc !== null && !/^(.)\1*$/.test(doc) && withCheckDigits(doc.slice(0, -2), first) === doc;
+/**
+ * True when a normalized document (not one repeated character) ends with its two check digits:
+ * {@link withCheckDigits}'s sums, compared digit by digit without writing the document again (a
+ * new user's CPF is checked on every `POST /v1/users`).
+ */
+function hasCheckDigits(doc: string | null, first: number): boolean {
+  if (doc === null) return false;
+  let repeated = true;
+  for (let i = 1; i < doc.length && repeated; i++) repeated = doc.charCodeAt(i) === doc.charCodeAt(0);
+  if (repeated) return false;
+  const body = doc.length - 2;
+  for (let round = 0; round < 2; round++) {
+    let sum = 0;
+    let weight = first + round;
+    // The second round's sum reads the first check digit: already compared.
+    for (let i = 0; i < body + round; i++) {
+      sum += (doc.charCodeAt(i) - 48) * weight;
+      weight = weight === 2 ? 9 : weight - 1;
+    }
+    if (doc.charCodeAt(body + round) !== 48 + (sum % 11 < 2 ? 0 : 11 - (sum % 11))) return false;
+  }
+  return true;
+}
 
 /**
  * True when `value` is a CPF (punctuated or not) with valid check digits. A CPF of one repeated
