@@ -17,6 +17,7 @@ const PAGES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.e
 const OTHER_TOOLS: Record<string, string> = {
   '--import': 'node',
   '--expose-gc': 'node',
+  '--perf-basic-prof': 'node',
   '--save-dev': 'npm install',
   '--offline': 'npm install',
   '--init': 'tsc',
@@ -27,6 +28,7 @@ const OTHER_TOOLS: Record<string, string> = {
   '--seconds': 'bench/soak.ts',
   '--stack': 'bench/frames.ts',
   '--baseline': 'bench/lifecycle.ts',
+  '--current': 'bench/new-user.ts',
   '--top': 'bench/server.ts',
   '--phases': 'bench/soak.ts',
   '--dry-run': 'wrangler deploy',
