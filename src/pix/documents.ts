@@ -28,6 +28,15 @@ export function normalizeCnpj(value: string): string | null {
   return CNPJ_INPUT.test(upper) ? upper.replace(/[./-]/g, '') : null;
 }
 
+// The check digit of the first `n` characters of `text`: the weighted sum mod 11 (0 when the rest
+// is below 2, else 11 minus it), each character worth its char code minus 48, weights from `weight`
+// down to 2 then from 9 down.
+function checkDigit(text: string, weight: number, n: number): number {
+  let sum = 0;
+  for (let i = 0; i < n; i++, weight = weight === 2 ? 9 : weight - 1) sum += (text.charCodeAt(i) - 48) * weight;
+  return sum % 11 < 2 ? 0 : 11 - (sum % 11);
+}
+
 /**
  * `body` followed by its two check digits. A check digit is the weighted sum mod 11 (0 when the
  * rest is below 2, else 11 minus it), each character worth its char code minus 48 (digits keep
@@ -36,20 +45,16 @@ export function normalizeCnpj(value: string): string | null {
  * @internal
  */
 export function withCheckDigits(body: string, first: number): string {
-  for (let round = 0; round < 2; round++) {
-    let sum = 0;
-    let weight = first + round;
-    for (let i = 0; i < body.length; i++) {
-      sum += (body.charCodeAt(i) - 48) * weight;
-      weight = weight === 2 ? 9 : weight - 1;
-    }
-    body += sum % 11 < 2 ? 0 : 11 - (sum % 11);
-  }
-  return body;
+  body += checkDigit(body, first, body.length);
+  return body + checkDigit(body, first + 1, body.length);
 }
 
-/** True when a normalized document (not one repeated character) ends with its two check digits. */
-const hasCheckDigits = (doc: string | null, first: number): boolean => doc !== null && !/^(.)\1*$/.test(doc) && withCheckDigits(doc.slice(0, -2), first) === doc;
+/**
+ * True when a normalized document (not one repeated character) ends with its two check digits,
+ * read from it in place (no document written again: a new user's CPF is checked on every create).
+ */
+const hasCheckDigits = (doc: string | null, first: number): boolean =>
+  doc !== null && !/^(.)\1*$/.test(doc) && checkDigit(doc, first, doc.length - 2) * 10 + checkDigit(doc, first + 1, doc.length - 1) === +doc.slice(-2);
 
 /**
  * True when `value` is a CPF (punctuated or not) with valid check digits. A CPF of one repeated

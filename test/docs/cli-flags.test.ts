@@ -28,6 +28,7 @@ const OTHER_TOOLS: Record<string, string> = {
   '--seconds': 'bench/soak.ts',
   '--stack': 'bench/frames.ts',
   '--baseline': 'bench/lifecycle.ts',
+  '--current': 'bench/new-user.ts',
   '--top': 'bench/server.ts',
   '--phases': 'bench/soak.ts',
   '--dry-run': 'wrangler deploy',

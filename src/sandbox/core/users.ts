@@ -24,36 +24,56 @@ export function applyKyc(scope: Scope, user: UserRec, trigger: KycTrigger, rejec
   const { world, tenant, at } = scope;
   const row = step(KYC_MACHINE, user.kycStatus, trigger);
   const s = user.submission;
-  tenant.users.update(user, (u) => {
-    u.kycStatus = row.to as KycStatus;
-    u.updatedAt = at;
-    switch (trigger) {
-      case 'start':
-        u.submission = { id: world.random.uuid(), status: 'initiated', createdAt: at, submittedAt: null, resultAt: null, rejectionReason: null };
-        break;
-      case 'force_approved':
-        u.kycApprovedAt = at;
-        u.kycExpiresAt = at + KYC_VALIDITY_MS;
-        if (s) Object.assign(s, { status: 'approved', submittedAt: s.submittedAt ?? at, resultAt: at, rejectionReason: null });
-        world.schedule(tenant, u.kycExpiresAt, 'user.kyc_expiry', u.id);
-        break;
-      case 'force_rejected':
-        u.kycApprovedAt = null;
-        u.kycExpiresAt = null;
-        if (s) Object.assign(s, { status: 'rejected', submittedAt: s.submittedAt ?? at, resultAt: at, rejectionReason: rejectionReason ?? 'sandbox_forced' });
-        break;
-      case 'force_in_review':
-        if (s) Object.assign(s, { status: 'in_review', submittedAt: at, resultAt: null, rejectionReason: null });
-        break;
-      case 'force_expired':
-        u.kycExpiresAt = at;
-        if (s) Object.assign(s, { status: 'expired', resultAt: at });
-        break;
-      case 'approval_lapses':
-        break;
-    }
-  });
+  tenant.users.update(user, (u) => kycMove(scope, u, row.to as KycStatus, trigger, s, rejectionReason));
   if (row.event) world.record(tenant, row.event, USER, user, at);
+}
+
+/**
+ * Stores a new user, its KYC started first unless `startKyc` is false (the `start` transition
+ * applied to the record before it is stored, then its event: the same ids in the same order, the
+ * same record, event and indexes as {@link applyKyc} after the insert, without moving the record
+ * between index keys), with its CPF and external id indexed.
+ */
+export function insertUser(scope: Scope, user: UserRec, startKyc: boolean): void {
+  const { world, tenant, at } = scope;
+  const row = startKyc ? step(KYC_MACHINE, user.kycStatus, 'start') : null;
+  if (row !== null) kycMove(scope, user, row.to as KycStatus, 'start', user.submission);
+  tenant.users.insert(user);
+  tenant.cpfIndex.set(user.cpf, user.id);
+  tenant.externalIdIndex.set(user.externalId, user.id);
+  if (row?.event) world.record(tenant, row.event, USER, user, at);
+}
+
+// A KYC transition's changes to the user (`s`: its submission before the change).
+function kycMove(scope: Scope, u: UserRec, to: KycStatus, trigger: KycTrigger, s: UserRec['submission'], rejectionReason?: string): void {
+  const { world, tenant, at } = scope;
+  u.kycStatus = to;
+  u.updatedAt = at;
+  switch (trigger) {
+    case 'start':
+      u.submission = { id: world.random.uuid(), status: 'initiated', createdAt: at, submittedAt: null, resultAt: null, rejectionReason: null };
+      break;
+    case 'force_approved':
+      u.kycApprovedAt = at;
+      u.kycExpiresAt = at + KYC_VALIDITY_MS;
+      if (s) Object.assign(s, { status: 'approved', submittedAt: s.submittedAt ?? at, resultAt: at, rejectionReason: null });
+      world.schedule(tenant, u.kycExpiresAt, 'user.kyc_expiry', u.id);
+      break;
+    case 'force_rejected':
+      u.kycApprovedAt = null;
+      u.kycExpiresAt = null;
+      if (s) Object.assign(s, { status: 'rejected', submittedAt: s.submittedAt ?? at, resultAt: at, rejectionReason: rejectionReason ?? 'sandbox_forced' });
+      break;
+    case 'force_in_review':
+      if (s) Object.assign(s, { status: 'in_review', submittedAt: at, resultAt: null, rejectionReason: null });
+      break;
+    case 'force_expired':
+      u.kycExpiresAt = at;
+      if (s) Object.assign(s, { status: 'expired', resultAt: at });
+      break;
+    case 'approval_lapses':
+      break;
+  }
 }
 
 /** Adds (or, negative, removes) USDT to a user's wallet, floored at zero. */

@@ -126,7 +126,8 @@ export function userOut(u: UserRec): User {
     date_of_birth: u.dateOfBirth,
     user_type: 'individual',
     document_type: 'cpf',
-    document_masked: flat(maskCpf(u.cpf) as string),
+    // A `replace` with a callback (pix/documents.ts `layout`) makes one flat string already: no `flat`.
+    document_masked: maskCpf(u.cpf) as string,
     risk_profile: 'conservative',
     kyc_status: u.kycStatus,
     kyc_approved_at: isoOrNull(u.kycApprovedAt),

@@ -4,7 +4,7 @@
  * handed out once, and ids keep the UUID v4 form.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Random } from '../../../src/sandbox/core/random.js';
+import { Random, flat } from '../../../src/sandbox/core/random.js';
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -45,5 +45,15 @@ describe('unseeded random draws', () => {
     const spy = vi.spyOn(globalThis.crypto, 'getRandomValues');
     expect(new Random('s').uuidHex()).toBe(new Random('s').uuidHex());
     expect(spy).not.toHaveBeenCalled();
+  });
+});
+
+describe('flat', () => {
+  it('copies any string exactly: ASCII (decoded from its codes), up to 256 characters and past, non-ASCII and lone surrogates', () => {
+    const ascii = Array.from({ length: 128 }, (_, i) => String.fromCharCode(i)).join('');
+    for (const text of ['', 'key-1', ascii, ascii + ascii, `${ascii}${ascii}x`, 'chave-ção', '\ud800x', 'a'.repeat(256), 'a'.repeat(257)]) {
+      expect(flat(text)).toBe(text);
+    }
+    expect(flat('one')).not.toBe(flat('two'));
   });
 });

@@ -6,7 +6,7 @@
  * transactions, the KYC view, a middleware that rewrites an answer, snapshots.
  */
 import { describe, expect, it } from 'vitest';
-import { CONVERSION, QUOTE, TRANSACTION, USER, type VersionKind } from '../../../src/sandbox/core/versions.js';
+import { CONVERSION, QUOTE, TRANSACTION, USER, type VersionKind, keptValues, samePrimitives } from '../../../src/sandbox/core/versions.js';
 import type { Stamped } from '../../../src/sandbox/core/versions.js';
 import { internalsOf } from '../../../src/sandbox/sandbox.js';
 import { type Sandbox, createSandbox } from '../../../src/sandbox/index.js';
@@ -255,5 +255,24 @@ describe('record versions', () => {
     expect(same.headers.get('idempotent-replayed')).toBe('true');
     const other = await restored.fetch('/v1/users', { method: 'POST', headers: { authorization: `Bearer ${w.sandbox.apiKey}`, 'idempotency-key': 'old-key' }, body: JSON.stringify({ external_id: 'u9', name: 'Bia', document_type: 'cpf', document_number: cpf(9) }) });
     expect(other.status).toBe(409);
+  });
+});
+
+describe('samePrimitives (a version taken again without its JSON)', () => {
+  it('takes equal primitives, arrays of equal primitives item by item and flat objects key by key; not an object changed since it was kept, or a nested array', () => {
+    const frozen = Object.freeze({ a: '1' });
+    const open = { a: '1' };
+    expect(samePrimitives(['a', 1, null, true], ['a', 1, null, true])).toBe(true);
+    expect(samePrimitives(['a', ['s', 'initiated', 0, null]], ['a', ['s', 'initiated', 0, null]])).toBe(true);
+    expect(samePrimitives([['s', 'initiated', 0, null]], [['s', 'in_review', 0, null]])).toBe(false);
+    expect(samePrimitives([['s', 1]], [['s', 1, 2]])).toBe(false);
+    expect(samePrimitives([frozen], [frozen])).toBe(true);
+    const kept = keptValues([open]);
+    expect(samePrimitives([open], kept)).toBe(true);
+    open.a = '2'; // changed in place after it was kept: the kept copy still tells
+    expect(samePrimitives([open], kept)).toBe(false);
+    expect(samePrimitives([{ a: '1' }], [{ a: '1', b: '2' }])).toBe(false);
+    expect(samePrimitives([[['nested']]], [[['nested']]])).toBe(false);
+    expect(samePrimitives(['a'], ['a', 'b'])).toBe(false);
   });
 });

@@ -14,7 +14,7 @@ import { userOut, walletOut } from '../../core/wire.js';
 import { listPage } from '../list.js';
 import { moveQuote } from '../../core/quotes.js';
 import { applyTransaction } from '../../core/transactions.js';
-import { applyKyc, liveUser } from '../../core/users.js';
+import { insertUser, liveUser } from '../../core/users.js';
 import type { UserRec } from '../../core/state.js';
 import { IdParams } from './shared.js';
 import { type RouteDef, define, ok, recordOk, recordReply } from './types.js';
@@ -59,10 +59,7 @@ export const USER_ROUTES: RouteDef[] = [
         balance: '0.000000',
         walletUpdatedAt: at,
       };
-      tenant.users.insert(user);
-      tenant.cpfIndex.set(cpf, user.id);
-      tenant.externalIdIndex.set(user.externalId, user.id);
-      if (body.start_kyc !== false) applyKyc({ world: platform, tenant, at }, user, 'start');
+      insertUser({ world: platform, tenant, at }, user, body.start_kyc !== false);
       return recordReply(platform, 201, USER, user);
     },
   }),
