@@ -13,9 +13,10 @@ const paths = packed.files.map((f) => f.path);
 // after issues 21 to 28", "with pix-usdt/durable-object" and "with the tenant-document schema"
 // (each feature's share measured side by side). Issue 36 ships docs/openapi.json (205 kB, 15 kB
 // gzipped) and the scenario-file schema (12 kB): both budgets grew by their size ("Tarball budget
-// after issues 33, 35 and 36 landed together", then "... and 34 and 37").
-const UNPACKED_BUDGET = 3_000_000;
-const TARBALL_BUDGET = 800_000;
+// after issues 33, 35 and 36 landed together", then "... and 34 and 37", then "... issue 34's
+// fourth pass").
+const UNPACKED_BUDGET = 3_100_000;
+const TARBALL_BUDGET = 830_000;
 
 describe('the packed tarball', () => {
   it('holds every file package.json points at (exports, main, module, types, bin)', () => {
