@@ -292,6 +292,30 @@ const SERVER_RULES: readonly Rule[] = [
   { layer: 'node:http, sockets and streams', file: /^(writev|writeBuffer|writeUtf8String|writeLatin1String|onStreamRead|afterWriteDispatched)$/ },
 ];
 
+/**
+ * The CLI as tsup builds it (tsup.config.ts), without minifying, into `dir`: each module keeps its
+ * `// src/...` comment, which names the source of every profiled line (bench/profile.ts). Returns
+ * the path of its `cli.js`. bench/soak.ts `--profile` builds it so too.
+ */
+export async function unminifiedCli(dir: string): Promise<string> {
+  await build({
+    entryPoints: { cli: fileURLToPath(new URL('../src/server/cli/main.ts', import.meta.url)) },
+    outdir: dir,
+    splitting: true,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    keepNames: true,
+    // The CommonJS dependencies' `require`s of Node built-ins (tsup's build adds the same shim).
+    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+    external: ['libsql'],
+    plugins: [inspectorUiEsbuildPlugin],
+    logLevel: 'silent',
+  });
+  return path.join(dir, 'cli.js');
+}
+
 /** One request kind's profile: each layer's share of the server's busy samples. */
 export interface ServerProfile {
   request: string;
@@ -309,23 +333,7 @@ export async function profileServer(options: { seconds?: number; top?: number; d
   const children: ChildProcess[] = [];
   let generator: Generator | null = null;
   try {
-    const cli = path.join(dir, 'cli.js');
-    // The CLI as tsup builds it (tsup.config.ts), without minifying: each module keeps its `// src/...` comment.
-    await build({
-      entryPoints: { cli: fileURLToPath(new URL('../src/server/cli/main.ts', import.meta.url)) },
-      outdir: dir,
-      splitting: true,
-      bundle: true,
-      format: 'esm',
-      platform: 'node',
-      target: 'node20',
-      keepNames: true,
-      // The CommonJS dependencies' `require`s of Node built-ins (tsup's build adds the same shim).
-      banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
-      external: ['libsql'],
-      plugins: [inspectorUiEsbuildPlugin],
-      logLevel: 'silent',
-    });
+    const cli = await unminifiedCli(dir);
     const out: ServerProfile[] = [];
     for (let k = 0; k < 3; k++) {
       const profiles = path.join(dir, `profile-${k}`);

@@ -27,11 +27,10 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
-import { inspectorUiEsbuildPlugin } from '../scripts/inspector-ui.js';
 import { PixUsdt } from '../src/index.js';
 import { openDataStore } from '../src/server/data/store.js';
 import { WALLET, cpf } from '../test/support/fixtures.js';
+import { unminifiedCli } from './server.js';
 import type { SoakCommand, SoakRound } from './soak-load.js';
 
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
@@ -136,26 +135,6 @@ async function start(name: Server['name'], dir: string | null, cli = CLI, profil
   const readyMs = performance.now() - started;
   const ready = JSON.parse(line) as { url: string; api_key: string };
   return { server: { name, process: child, url: ready.url, keys: [ready.api_key], dir }, readyMs };
-}
-
-/** The CLI built from the sources without minifying, into `dir`/cli (bench/server.ts --profile builds it so). */
-async function unminified(dir: string): Promise<string> {
-  const out = path.join(dir, 'cli');
-  await build({
-    entryPoints: { cli: fileURLToPath(new URL('../src/server/cli/main.ts', import.meta.url)) },
-    outdir: out,
-    splitting: true,
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    keepNames: true,
-    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
-    external: ['libsql'],
-    plugins: [inspectorUiEsbuildPlugin],
-    logLevel: 'silent',
-  });
-  return path.join(out, 'cli.js');
 }
 
 function procStatus(pid: number): { rssMb: number; peakRssMb: number } {
@@ -386,7 +365,7 @@ export async function run(options: SoakOptions = optionsFrom(process.argv)): Pro
   const data = path.join(dir, 'data');
   const memoryStart = await start('memory', null);
   const memory = memoryStart.server;
-  let stored = (await start('data', data, options.profile === undefined ? CLI : await unminified(options.profile), options.profile)).server;
+  let stored = (await start('data', data, options.profile === undefined ? CLI : await unminifiedCli(path.join(options.profile, 'cli')), options.profile)).server;
   const windows: SoakWindow[] = [];
   let load: Load | undefined;
   const base: Server[] = [];
