@@ -13,6 +13,8 @@ import type { BundleBench as BundleResult } from './bundle.js';
 import { BARE_FETCH, IN_PROCESS, LOOPBACK } from './sandbox.js';
 import type { MemoryFigures } from './memory.js';
 import type { ServerFigure } from './server.js';
+import type { BrowserWebhooksBench } from './webhooks-browser.js';
+import type { WebhooksBench } from './webhooks.js';
 
 const START = '<!-- bench:start -->';
 const END = '<!-- bench:end -->';
@@ -72,20 +74,7 @@ const READERS: Record<string, Reader> = {
       }));
   },
   webhooks(result) {
-    const { ratios, results, payloadBytes } = result as {
-      payloadBytes: number;
-      results: Fig[];
-      ratios: {
-        nodeVsStripeSync: number;
-        webcryptoVsStripeSubtle: number;
-        webcryptoVsBareSign: number;
-        webcryptoVsMinimal: number;
-        verifyVsSign: number;
-        minimalCopyVsMinimal: number;
-        webcryptoVsMinimalForm: number;
-        minimalCopyVsMinimalForm: number;
-      };
-    };
+    const { ratios, results, payloadBytes } = result as WebhooksBench;
     const rows: Row[] = [
       {
         area: 'Webhooks',
@@ -134,11 +123,7 @@ const READERS: Record<string, Reader> = {
     return rows;
   },
   'webhooks-browser'(result) {
-    const r = result as {
-      browser: string;
-      results: Fig[];
-      ratios: { oursVsStripe: number; oursVsBareSign: number; oursVsMinimal: number; verifyVsSign: number; jsHmacVsMinimal: number; minimalCopyVsMinimal: number; oursVsMinimalForm: number; minimalCopyVsMinimalForm: number };
-    };
+    const r = result as BrowserWebhooksBench;
     const chrome = /HeadlessChrome\/(\d+)/.exec(r.browser)?.[1] ?? '?';
     return [
       {
