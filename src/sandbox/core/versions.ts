@@ -168,7 +168,8 @@ function sameFlat(a: object, b: object): boolean {
 export function keptValues(values: unknown[]): unknown[] {
   for (let i = 0; i < values.length; i++) {
     const value = values[i];
-    if (typeof value === 'object' && value !== null && !Array.isArray(value) && Object.getPrototypeOf(value) === Object.prototype) values[i] = { ...value };
+    // A frozen object (a user's `NO_METADATA`) cannot change in place: kept as it is.
+    if (typeof value === 'object' && value !== null && !Array.isArray(value) && !Object.isFrozen(value) && Object.getPrototypeOf(value) === Object.prototype) values[i] = { ...value };
   }
   return values;
 }

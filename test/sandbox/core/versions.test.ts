@@ -206,6 +206,27 @@ describe('record versions', () => {
     expect(kept.map((e) => JSON.stringify(e))).toEqual(w.emitted);
   });
 
+  it('an emitted envelope is a plain object: its keys in order, data read late or replaced', async () => {
+    const w = world();
+    const kept: Array<Record<string, unknown>> = [];
+    w.sandbox.on('event', (event) => kept.push(event as never));
+    await w.call('POST', '/v1/users', { external_id: 'u1', name: 'Ana', document_type: 'cpf', document_number: cpf(1) });
+    await w.call('POST', '/v1/users', { external_id: 'u2', name: 'Bia', document_type: 'cpf', document_number: cpf(2) });
+    const [first, second] = kept as [Record<string, unknown>, Record<string, unknown>];
+    expect(Object.getPrototypeOf(first)).toBe(Object.prototype);
+    expect(Object.keys(first)).toEqual(['id', 'type', 'created_at', 'data']);
+    expect(Object.getOwnPropertySymbols(first)).toEqual([]);
+    const copy = { ...first };
+    expect(JSON.stringify(copy)).toBe(w.emitted[0]);
+    expect(copy).toEqual(JSON.parse(w.emitted[0] as string));
+    // Each envelope keeps its own data; an assignment replaces it for that envelope alone.
+    second['data'] = { object: { id: 'replaced' } };
+    expect(second['data']).toEqual({ object: { id: 'replaced' } });
+    expect(JSON.stringify(first)).toBe(w.emitted[0]);
+    expect((first['data'] as { object: { name: string } }).object.name).toBe('Ana');
+    expect(first['data']).toBe(first['data']);
+  });
+
   it('an answer a middleware rewrote is kept as rewritten', async () => {
     const w = world();
     w.sandbox.use('rewrite', async (_call, next) => {
