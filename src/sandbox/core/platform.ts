@@ -294,7 +294,8 @@ export class Platform extends EventEmitter<PlatformEvents> implements World, Set
     const name = version.kind.name;
     const kept = this.#texts.get(name);
     if (kept !== undefined && kept.version === version) return kept.text;
-    const text = live ? JSON.stringify((version.kind.out as (record: Stamped) => object)(version.record)) : version.text();
+    const json = version.kind.json as ((record: Stamped) => string) | undefined;
+    const text = !live ? version.text() : json !== undefined ? json(version.record) : JSON.stringify((version.kind.out as (record: Stamped) => object)(version.record));
     this.#texts.set(name, { version, text });
     return text;
   }

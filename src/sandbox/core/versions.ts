@@ -11,7 +11,7 @@
  * @module
  */
 import type { CompactBody, ConversionRec, QuoteRec, SubmissionRec, TransactionRec, UserRec } from './state.js';
-import { conversionOut, kycViewOut, quoteOut, transactionOut, userOut } from './wire.js';
+import { conversionOut, kycViewOut, quoteOut, transactionOut, userJson, userOut } from './wire.js';
 
 type Field<R> = keyof R & string;
 
@@ -26,6 +26,8 @@ export interface VersionKind<R extends Stamped = Stamped> {
   readonly name: 'user' | 'quote' | 'conversion' | 'transaction';
   /** The wire form of its events and answers. */
   readonly out: (record: R) => object;
+  /** `JSON.stringify(out(record))`, written without the object where a kind has a writer of its own (users). */
+  readonly json?: (record: R) => string;
   /** Read by a wire form and changed after creation: packed in each version. */
   readonly packed: readonly Field<R>[];
   /** Never changed once the record is stored: read from the live record. */
@@ -59,7 +61,8 @@ export class Version implements CompactBody {
 
   /** The JSON of {@link object}: an answer's body, byte for byte. */
   text(): string {
-    return JSON.stringify(this.object());
+    const json = this.kind.json as ((record: Stamped) => string) | undefined;
+    return json === undefined ? JSON.stringify(this.object()) : json(this.get());
   }
 }
 
@@ -192,6 +195,7 @@ function unpack<R extends Stamped>(kind: VersionKind<R>, record: R, packed: stri
 export const USER: VersionKind<UserRec> = {
   name: 'user',
   out: userOut,
+  json: userJson,
   packed: ['externalId', 'name', 'email', 'dateOfBirth', 'kycStatus', 'kycApprovedAt', 'kycExpiresAt', 'metadata', 'updatedAt', 'submission'],
   fixed: ['id', 'cpf', 'createdAt'],
   internal: ['seq', 'deletedAt', 'walletId', 'balance', 'walletUpdatedAt'],
