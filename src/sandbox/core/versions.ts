@@ -36,6 +36,11 @@ export interface VersionKind<R extends Stamped = Stamped> {
   readonly internal: readonly Field<R>[];
   /** Packed fields holding an instant: kept as milliseconds after `createdAt` (shorter). */
   readonly instants: ReadonlySet<string>;
+  /**
+   * {@link valuesOf}, written out field by field: a version is taken for every event, answer and
+   * read of a record, and the loop's keyed reads of `record[field]` cost ten times these.
+   */
+  readonly values?: (record: R) => unknown[];
 }
 
 /** A record as it was when the version was taken (see the module comment). */
@@ -108,6 +113,14 @@ export function pack<R extends Stamped>(kind: VersionKind<R>, record: R): string
 
 /** The values {@link pack} writes, in its order. */
 export function packedValues<R extends Stamped>(kind: VersionKind<R>, record: R): unknown[] {
+  return kind.values === undefined ? valuesOf(kind, record) : kind.values(record);
+}
+
+/**
+ * {@link packedValues} read field by field from the kind's lists: what each kind's own `values`
+ * answers (test/sandbox/core/versions.test.ts holds the two to each other).
+ */
+export function valuesOf<R extends Stamped>(kind: VersionKind<R>, record: R): unknown[] {
   const base = record.createdAt;
   const fields = kind.packed;
   const values: unknown[] = new Array(fields.length);
@@ -191,6 +204,26 @@ function unpack<R extends Stamped>(kind: VersionKind<R>, record: R, packed: stri
   return out;
 }
 
+// Each kind's `values`: its `packed` list in order, instants as offsets (`after`), as `valuesOf` reads them.
+function userValues(u: UserRec): unknown[] {
+  const base = u.createdAt;
+  return [u.externalId, u.name, u.email, u.dateOfBirth, u.kycStatus, after(u.kycApprovedAt, base), after(u.kycExpiresAt, base), u.metadata, after(u.updatedAt, base), packSubmission(u.submission, base)];
+}
+
+function quoteValues(q: QuoteRec): unknown[] {
+  return [q.status, after(q.consumedAt, q.createdAt), q.consumedBy];
+}
+
+function conversionValues(c: ConversionRec): unknown[] {
+  const base = c.createdAt;
+  return [c.liquidationQuoteId, c.status, c.received, c.targetAmount, after(c.standbyAt, base), c.standbyReason, after(c.pixAt, base), after(c.usdtAt, base), after(c.completedAt, base), c.failureReason, after(c.updatedAt, base)];
+}
+
+function transactionValues(t: TransactionRec): unknown[] {
+  const base = t.createdAt;
+  return [t.status, after(t.pixPaidAt, base), after(t.usdtSentAt, base), t.failureReason, after(t.updatedAt, base), after(t.completedAt, base)];
+}
+
 /** Users: `userOut` (and `kycViewOut`, which reads no other field). */
 export const USER: VersionKind<UserRec> = {
   name: 'user',
@@ -200,6 +233,7 @@ export const USER: VersionKind<UserRec> = {
   fixed: ['id', 'cpf', 'createdAt'],
   internal: ['seq', 'deletedAt', 'walletId', 'balance', 'walletUpdatedAt'],
   instants: new Set(['kycApprovedAt', 'kycExpiresAt', 'updatedAt']),
+  values: userValues,
 };
 
 /** Quotes: `quoteOut`. */
@@ -228,6 +262,7 @@ export const QUOTE: VersionKind<QuoteRec> = {
   ],
   internal: ['seq'],
   instants: new Set(['consumedAt']),
+  values: quoteValues,
 };
 
 /** Conversions: `conversionOut`. */
@@ -238,6 +273,7 @@ export const CONVERSION: VersionKind<ConversionRec> = {
   fixed: ['id', 'userId', 'quoteId', 'direction', 'expected', 'windowExpiresAt', 'createdAt'],
   internal: ['seq', 'settleAt', 'reservedBrl', 'reservedAt', 'transactionId'],
   instants: new Set(['standbyAt', 'pixAt', 'usdtAt', 'completedAt', 'updatedAt']),
+  values: conversionValues,
 };
 
 /** Transactions: `transactionOut`. */
@@ -248,6 +284,7 @@ export const TRANSACTION: VersionKind<TransactionRec> = {
   fixed: ['id', 'userId', 'quoteId', 'sourceAmount', 'targetAmount', 'exchangeRate', 'walletAddress', 'createdAt'],
   internal: ['seq', 'conversionId', 'settleAt', 'expiresAt', 'reservedBrl', 'reservedAt'],
   instants: new Set(['pixPaidAt', 'usdtSentAt', 'updatedAt', 'completedAt']),
+  values: transactionValues,
 };
 
 /** The KYC status view of a user (`POST /v1/test_helpers/users/{id}/kyc` answers it). */
