@@ -74,20 +74,22 @@ export function isValidCnpj(value: string): boolean {
   return hasCheckDigits(normalizeCnpj(value), 5);
 }
 
-/** Writes `value` (normalized by `normalize`) into `layout`, where each `#` takes the next character. */
-function layout(value: string | null, pattern: string): string | null {
-  let i = 0;
-  return value === null ? null : pattern.replace(/[#*]/g, (c) => (c === '#' ? (value[i++] as string) : (i++, c)));
+/**
+ * `value` (normalized) rewritten by `to` (a `replace` of `shape` with `$n` groups): one native
+ * `replace`, no callback per character (a user's mask is written on every answer of a user).
+ */
+function layout(value: string | null, shape: RegExp, to: string): string | null {
+  return value === null ? null : value.replace(shape, to);
 }
 
 /** `529.982.247-25` from a CPF in any accepted form; `null` when it is not shaped like a CPF. */
 export function formatCpf(value: string): string | null {
-  return layout(normalizeCpf(value), '###.###.###-##');
+  return layout(normalizeCpf(value), /(...)(...)(...)/, '$1.$2.$3-');
 }
 
 /** `12.ABC.345/01DE-35` from a CNPJ in any accepted form; `null` when it is not shaped like a CNPJ. */
 export function formatCnpj(value: string): string | null {
-  return layout(normalizeCnpj(value), '##.###.###/####-##');
+  return layout(normalizeCnpj(value), /(..)(...)(...)(....)/, '$1.$2.$3/$4-');
 }
 
 /**
@@ -95,7 +97,7 @@ export function formatCnpj(value: string): string | null {
  * `null` when `value` is not shaped like a CPF.
  */
 export function maskCpf(value: string): string | null {
-  return layout(normalizeCpf(value), '***.###.###-**');
+  return layout(normalizeCpf(value), /...(...)(...)../, '***.$1.$2-**');
 }
 
 /**
@@ -103,5 +105,5 @@ export function maskCpf(value: string): string | null {
  * `null` when `value` is not shaped like a CNPJ.
  */
 export function maskCnpj(value: string): string | null {
-  return layout(normalizeCnpj(value), '**.###.###/####-**');
+  return layout(normalizeCnpj(value), /..(...)(...)(....)../, '**.$1.$2/$3-**');
 }

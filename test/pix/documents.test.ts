@@ -98,3 +98,29 @@ describe('CNPJ', () => {
     expect(formatCnpj('12345')).toBeNull();
   });
 });
+
+describe('formats and masks, character by character', () => {
+  const digits = (n: number) => fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: n, maxLength: n });
+  const alnum = fc.string({ unit: fc.constantFrom(...'0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ'), minLength: 12, maxLength: 12 });
+
+  it('puts a CPF\'s digits in place, and masks its first three and last two', () => {
+    fc.assert(
+      fc.property(digits(11), (d) => {
+        expect(formatCpf(d)).toBe(`${d.slice(0, 3)}.${d.slice(3, 6)}.${d.slice(6, 9)}-${d.slice(9)}`);
+        expect(maskCpf(d)).toBe(`***.${d.slice(3, 6)}.${d.slice(6, 9)}-**`);
+        expect(maskCpf(formatCpf(d) as string)).toBe(maskCpf(d));
+      }),
+    );
+  });
+
+  it('puts a CNPJ\'s characters in place, and masks its first two and last two', () => {
+    fc.assert(
+      fc.property(alnum, digits(2), (body, check) => {
+        const c = body + check;
+        expect(formatCnpj(c)).toBe(`${c.slice(0, 2)}.${c.slice(2, 5)}.${c.slice(5, 8)}/${c.slice(8, 12)}-${c.slice(12)}`);
+        expect(maskCnpj(c)).toBe(`**.${c.slice(2, 5)}.${c.slice(5, 8)}/${c.slice(8, 12)}-**`);
+        expect(maskCnpj(formatCnpj(c) as string)).toBe(maskCnpj(c));
+      }),
+    );
+  });
+});

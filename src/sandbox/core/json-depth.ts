@@ -30,3 +30,16 @@ export function jsonDepth(text: string): number {
   }
   return max;
 }
+
+/**
+ * Whether JSON text nests deeper than `max` ({@link jsonDepth} `> max`), answered without the
+ * character loop when the text holds at most `max` of `{` and `[` in all (strings included): the
+ * depth cannot exceed their count, and two native `indexOf` scans are cheaper than the loop over
+ * a request body (most have one or two).
+ */
+export function nestsDeeperThan(text: string, max: number): boolean {
+  let openers = 0;
+  for (let i = text.indexOf('{'); i !== -1; i = text.indexOf('{', i + 1)) if (++openers > max) return jsonDepth(text) > max;
+  for (let i = text.indexOf('['); i !== -1; i = text.indexOf('[', i + 1)) if (++openers > max) return jsonDepth(text) > max;
+  return false;
+}

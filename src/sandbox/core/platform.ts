@@ -15,7 +15,7 @@ import { Clock, type Timer } from './clock.js';
 import { Usage } from './limits.js';
 import { LINEAGE_EXTENSION, claimTenant } from './lineage.js';
 import { Random } from './random.js';
-import { PackedEvent } from './event-log.js';
+import { PackedEvent, emittedEnvelope } from './event-log.js';
 import { type OwnSettings, type PlatformScope, type SettingsKind, type SettingsScope, type TenantSettings, resolveSettings, withChange } from './settings.js';
 import { type KeyRec, type LoggedEvent, type SandboxEvent, type StateChange, type TenantState, createTenantState } from './state.js';
 import { CORE_TIMERS, type TimerTable, fireTimer, rescheduleAll } from './timers.js';
@@ -243,21 +243,8 @@ export class Platform extends EventEmitter<PlatformEvents> implements World, Set
    */
   record<R extends Stamped>(tenant: TenantState, type: EventType, kind: VersionKind<R>, record: R, at: number): SandboxEvent {
     const version = this.version(kind, record);
-    let data: SandboxEvent['data'] | undefined;
-    const event: SandboxEvent = {
-      id: this.random.uuid(),
-      type,
-      created_at: iso(at),
-      // Built from the version (the record as it was now) when a listener first reads it: the
-      // webhook plugin serializes the log entry instead, so without a listener of its own an
-      // event builds no wire object (an own enumerable property: JSON and copies see it).
-      get data(): SandboxEvent['data'] {
-        return (data ??= { object: version.object() });
-      },
-      set data(value: SandboxEvent['data']) {
-        data = value;
-      },
-    };
+    // `data` is built from the version (the record as it was now) when a listener first reads it.
+    const event = emittedEnvelope(this.random.uuid(), type, iso(at), version);
     // The log keeps a version of the record (in memory, or until written: core/logs.ts), not the envelope.
     const logged = new PackedEvent(event.id, type, at, version);
     tenant.events.add(logged);
@@ -307,7 +294,8 @@ export class Platform extends EventEmitter<PlatformEvents> implements World, Set
     const name = version.kind.name;
     const kept = this.#texts.get(name);
     if (kept !== undefined && kept.version === version) return kept.text;
-    const text = live ? JSON.stringify((version.kind.out as (record: Stamped) => object)(version.record)) : version.text();
+    const json = version.kind.json as ((record: Stamped) => string) | undefined;
+    const text = !live ? version.text() : json !== undefined ? json(version.record) : JSON.stringify((version.kind.out as (record: Stamped) => object)(version.record));
     this.#texts.set(name, { version, text });
     return text;
   }

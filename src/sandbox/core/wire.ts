@@ -140,6 +140,56 @@ export function userOut(u: UserRec): User {
   };
 }
 
+// A string JSON.stringify writes as it is between quotes: no quote, backslash, control character
+// or surrogate (a lone one is escaped; a pair is left to JSON.stringify, which keeps it).
+// eslint-disable-next-line no-control-regex
+const PLAIN_TEXT = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
+
+function jsonText(value: string): string {
+  return PLAIN_TEXT.test(value) ? `"${value}"` : JSON.stringify(value);
+}
+
+function jsonTextOrNull(value: string | null): string {
+  return value === null ? 'null' : jsonText(value);
+}
+
+function jsonInstant(ms: number | null): string {
+  return ms === null ? 'null' : `"${iso(ms)}"`;
+}
+
+/**
+ * `JSON.stringify(userOut(u))`, byte for byte, written as one template: a new user's answer and
+ * every replay of a user's version (about 0.2 us against 1 us for the object and its
+ * stringify). A record whose fields are not of their types (none is stored so) goes through
+ * `userOut` instead. test/sandbox/core/wire.test.ts holds the two to each other.
+ */
+export function userJson(u: UserRec): string {
+  const { email, dateOfBirth, metadata } = u;
+  const masked = maskCpf(u.cpf);
+  if (
+    typeof u.id !== 'string' ||
+    typeof u.externalId !== 'string' ||
+    typeof u.name !== 'string' ||
+    (email !== null && typeof email !== 'string') ||
+    (dateOfBirth !== null && typeof dateOfBirth !== 'string') ||
+    typeof u.kycStatus !== 'string' ||
+    masked === null ||
+    typeof metadata !== 'object' ||
+    metadata === null
+  ) {
+    return JSON.stringify(userOut(u));
+  }
+  const created = `"${iso(u.createdAt)}"`;
+  return `{"id":${jsonText(u.id)},"external_id":${jsonText(u.externalId)},"name":${jsonText(u.name)},"email":${jsonTextOrNull(email)},"date_of_birth":${jsonTextOrNull(dateOfBirth)},"user_type":"individual","document_type":"cpf","document_masked":${jsonText(masked)},"risk_profile":"conservative","kyc_status":${jsonText(u.kycStatus)},"kyc_approved_at":${jsonInstant(u.kycApprovedAt)},"kyc_expires_at":${jsonInstant(u.kycExpiresAt)},"custody_status":"not_enrolled","custody_status_updated_at":${created},"metadata":${isEmptyPlain(metadata) ? '{}' : JSON.stringify(metadata)},"created_at":${created},"updated_at":"${iso(u.updatedAt)}"}`;
+}
+
+// A plain object without keys (a user's NO_METADATA, most users' metadata) writes `{}`.
+function isEmptyPlain(value: object): boolean {
+  if (Object.getPrototypeOf(value) !== Object.prototype) return false;
+  for (const _ in value) return false;
+  return true;
+}
+
 /** The KYC status view. */
 export function kycViewOut(u: UserRec): KycStatusView {
   const s = u.submission;

@@ -24,12 +24,33 @@ export const expireIdempotency: Check<AuthenticatedCall> = (call) => {
   return call;
 };
 
+interface Note {
+  body: string | null;
+  compact: CompactBody;
+}
+
 // Answers whose body is a record's wire form, with the version that rebuilds it (noted by `execute`).
-const COMPACT = new WeakMap<Answer, { body: string | null; compact: CompactBody }>();
+const COMPACT = new WeakMap<Answer, Note>();
+// The answer noted last, in two slots rather than the map: a handler that answers at once has its
+// answer stored (`stored`) right after it is noted, so a new record's answer costs no `WeakMap`
+// entry (about 0.8 us of a new user's in the profile). A note not read yet goes to the map when
+// the next one comes (an answer stored later: an async handler, a mutation without a key).
+let lastAnswer: Answer | null = null;
+let lastNote: Note | null = null;
 
 /** Notes that `answer`'s body is `compact`'s text: stored, the answer keeps the version, not the text. */
 export function noteCompact(answer: Answer, compact: CompactBody): void {
-  COMPACT.set(answer, { body: answer.body, compact });
+  if (lastAnswer !== null) COMPACT.set(lastAnswer, lastNote as Note);
+  lastAnswer = answer;
+  lastNote = { body: answer.body, compact };
+}
+
+// The note of an answer (read once: the slots are emptied when it is theirs).
+function noteOf(answer: Answer): Note | undefined {
+  if (answer !== lastAnswer) return COMPACT.get(answer);
+  const note = lastNote as Note;
+  lastAnswer = lastNote = null;
+  return note;
 }
 
 /**
@@ -113,7 +134,7 @@ function stored(call: RoutedCall, rec: IdempotencyRec, answer: Answer): Answer {
   } else {
     rec.status = answer.status;
     // The version when the body is still the one it was noted with (a middleware may have changed it).
-    const noted = COMPACT.get(answer);
+    const noted = noteOf(answer);
     rec.body = noted !== undefined && noted.body === answer.body ? noted.compact : answer.body;
     // A replay answers as the first request did: its body's `request_id` and its `x-request-id` agree.
     rec.headers = storedHeaders(answer.headers);

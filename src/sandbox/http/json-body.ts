@@ -7,7 +7,7 @@
  * @module
  */
 import { ApiError } from '../core/errors.js';
-import { jsonDepth } from '../core/json-depth.js';
+import { nestsDeeperThan } from '../core/json-depth.js';
 
 /** The deepest nesting of arrays and objects a request body may have (ours need 4). */
 export const MAX_JSON_DEPTH = 64;
@@ -21,7 +21,7 @@ export function parseJsonBody(text: string): unknown {
   } catch {
     throw new ApiError('invalid_json', 'The request body is not valid JSON.');
   }
-  if (jsonDepth(text) > MAX_JSON_DEPTH) {
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
     throw new ApiError('validation_error', `The request body nests deeper than ${MAX_JSON_DEPTH} levels.`, {
       issues: [{ path: '', message: `At most ${MAX_JSON_DEPTH} levels of nested arrays and objects` }],
     });

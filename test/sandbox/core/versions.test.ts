@@ -5,8 +5,9 @@
  * property test (test/property) does not draw: user updates and deletion, standalone
  * transactions, the KYC view, a middleware that rewrites an answer, snapshots.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CONVERSION, QUOTE, TRANSACTION, USER, type VersionKind, keptValues, samePrimitives } from '../../../src/sandbox/core/versions.js';
+import { CONVERSION, QUOTE, TRANSACTION, USER, type VersionKind, keptValues, packedValues, samePrimitives, valuesOf } from '../../../src/sandbox/core/versions.js';
 import type { Stamped } from '../../../src/sandbox/core/versions.js';
 import { internalsOf } from '../../../src/sandbox/sandbox.js';
 import { type Sandbox, createSandbox } from '../../../src/sandbox/index.js';
@@ -206,6 +207,30 @@ describe('record versions', () => {
     expect(kept.map((e) => JSON.stringify(e))).toEqual(w.emitted);
   });
 
+  it('an emitted envelope is a plain object: its keys in order, data read late or replaced', async () => {
+    const w = world();
+    const kept: Array<Record<string, unknown>> = [];
+    w.sandbox.on('event', (event) => kept.push(event as never));
+    await w.call('POST', '/v1/users', { external_id: 'u1', name: 'Ana', document_type: 'cpf', document_number: cpf(1) });
+    await w.call('POST', '/v1/users', { external_id: 'u2', name: 'Bia', document_type: 'cpf', document_number: cpf(2) });
+    const [first, second] = kept as [Record<string, unknown>, Record<string, unknown>];
+    expect(Object.getPrototypeOf(first)).toBe(Object.prototype);
+    expect(Object.keys(first)).toEqual(['id', 'type', 'created_at', 'data']);
+    expect(Object.getOwnPropertySymbols(first).filter((k) => Object.getOwnPropertyDescriptor(first, k)?.enumerable)).toEqual([]);
+    // Read through a proxy (a reactive store's), data is the same.
+    expect(JSON.stringify(new Proxy(first, {}))).toBe(w.emitted[0]);
+    expect(structuredClone(first)).toEqual(JSON.parse(w.emitted[0] as string));
+    const copy = { ...first };
+    expect(JSON.stringify(copy)).toBe(w.emitted[0]);
+    expect(copy).toEqual(JSON.parse(w.emitted[0] as string));
+    // Each envelope keeps its own data; an assignment replaces it for that envelope alone.
+    second['data'] = { object: { id: 'replaced' } };
+    expect(second['data']).toEqual({ object: { id: 'replaced' } });
+    expect(JSON.stringify(first)).toBe(w.emitted[0]);
+    expect((first['data'] as { object: { name: string } }).object.name).toBe('Ana');
+    expect(first['data']).toBe(first['data']);
+  });
+
   it('an answer a middleware rewrote is kept as rewritten', async () => {
     const w = world();
     w.sandbox.use('rewrite', async (_call, next) => {
@@ -255,6 +280,33 @@ describe('record versions', () => {
     expect(same.headers.get('idempotent-replayed')).toBe('true');
     const other = await restored.fetch('/v1/users', { method: 'POST', headers: { authorization: `Bearer ${w.sandbox.apiKey}`, 'idempotency-key': 'old-key' }, body: JSON.stringify({ external_id: 'u9', name: 'Bia', document_type: 'cpf', document_number: cpf(9) }) });
     expect(other.status).toBe(409);
+  });
+});
+
+describe("each kind's own values", () => {
+  // Any record of the kind's fields: null, numbers (instants among them), text, booleans, a flat object.
+  const value = fc.oneof(fc.constant(null), fc.integer(), fc.double(), fc.string(), fc.boolean(), fc.dictionary(fc.string(), fc.string()));
+  const submission = fc.option(
+    fc.record({ id: fc.string(), status: fc.string(), createdAt: fc.integer(), submittedAt: fc.option(fc.integer()), resultAt: fc.option(fc.integer()), rejectionReason: fc.option(fc.string()) }),
+  );
+  const recordOf = (kind: VersionKind): fc.Arbitrary<Stamped> => {
+    const fields: string[] = [...kind.packed, ...kind.fixed, ...kind.internal].filter((f: string) => f !== 'createdAt' && f !== 'submission');
+    // An instant is a number or null in any record (a difference of anything else is NaN or throws, both ways alike).
+    const model: Record<string, fc.Arbitrary<unknown>> = Object.fromEntries(fields.map((f) => [f, kind.instants.has(f) ? fc.option(fc.integer()) : value]));
+    const hasSubmission = (kind.packed as readonly string[]).includes('submission');
+    return fc.record({ ...model, createdAt: fc.integer(), ...(hasSubmission ? { submission } : {}) }) as unknown as fc.Arbitrary<Stamped>;
+  };
+
+  const KINDS = [USER, QUOTE, CONVERSION, TRANSACTION] as unknown as VersionKind[];
+  it.each(KINDS.map((k) => [k.name, k] as const))('%s: what the loop over its packed fields reads', (_name, kind) => {
+    expect(kind.values).toBeDefined();
+    fc.assert(
+      fc.property(recordOf(kind), (record) => {
+        expect(packedValues(kind, record)).toEqual(valuesOf(kind, record));
+        expect(JSON.stringify(packedValues(kind, record))).toBe(JSON.stringify(valuesOf(kind, record)));
+      }),
+      { numRuns: 500 },
+    );
   });
 });
 

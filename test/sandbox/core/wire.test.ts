@@ -1,0 +1,52 @@
+/**
+ * Wire forms written without their object (src/sandbox/core/wire.ts): `userJson` is
+ * `JSON.stringify(userOut(u))` byte for byte, for any text in a user's fields (quotes,
+ * backslashes, control characters, lone and paired surrogates), any metadata, null and set
+ * instants, and a record whose fields are not of their types.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { UserRec } from '../../../src/sandbox/core/state.js';
+import { userJson, userOut } from '../../../src/sandbox/core/wire.js';
+
+const text = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.string({ unit: fc.constantFrom('"', '\\', '\n', '\u0000', '\u001f', '\u2028', '\ud800', '\udfff', 'a', 'é', '😀') }));
+const instant = fc.integer({ min: 0, max: 4_102_444_800_000 });
+const user: fc.Arbitrary<UserRec> = fc.record({
+  id: fc.oneof(fc.uuid(), text),
+  seq: fc.nat(),
+  externalId: text,
+  name: text,
+  email: fc.option(text),
+  dateOfBirth: fc.option(text),
+  cpf: fc.oneof(fc.stringMatching(/^\d{11}$/), text),
+  kycStatus: fc.oneof(fc.constantFrom('not_started', 'pending', 'approved', 'rejected', 'expired'), text) as fc.Arbitrary<UserRec['kycStatus']>,
+  kycApprovedAt: fc.option(instant),
+  kycExpiresAt: fc.option(instant),
+  metadata: fc.oneof(fc.constant(Object.freeze({})), fc.dictionary(text, text)),
+  createdAt: instant,
+  updatedAt: instant,
+  deletedAt: fc.option(instant),
+  submission: fc.constant(null),
+  walletId: fc.uuid(),
+  balance: fc.constant('0.000000'),
+  walletUpdatedAt: instant,
+});
+
+describe('userJson', () => {
+  it('writes what JSON.stringify(userOut(u)) writes', () => {
+    fc.assert(
+      fc.property(user, (u) => {
+        expect(userJson(u)).toBe(JSON.stringify(userOut(u)));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('takes the object path for a record whose fields are not of their types', () => {
+    const u = fc.sample(user, { numRuns: 1, seed: 1 })[0] as UserRec;
+    for (const broken of [{ email: undefined }, { name: 42 }, { metadata: null }, { kycStatus: undefined }, { metadata: new (class M { a = '1' })() }]) {
+      const odd = { ...u, cpf: '52998224725', ...broken } as unknown as UserRec;
+      expect(userJson(odd)).toBe(JSON.stringify(userOut(odd)));
+    }
+  });
+});
