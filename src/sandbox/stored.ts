@@ -142,13 +142,13 @@ class GuardedStorage implements SandboxStorage {
   commit(changes: Parameters<SandboxStorage['commit']>[0]): void {
     this.storage.commit(changes);
   }
-  idempotency(tenantId: string, key: string, after: number): ReturnType<SandboxStorage['idempotency']> {
-    return this.#read(tenantId, () => this.storage.idempotency(tenantId, key, after));
+  idempotency(tenantId: string, key: string, after: number, startedAt?: number): ReturnType<SandboxStorage['idempotency']> {
+    return this.#read(tenantId, () => this.storage.idempotency(tenantId, key, after, startedAt));
   }
   idempotencyAll(tenantId: string, after: number): ReturnType<SandboxStorage['idempotencyAll']> {
     return this.#read(tenantId, () => this.storage.idempotencyAll(tenantId, after));
   }
-  idempotencyKeys(tenantId: string): string[] {
+  idempotencyKeys(tenantId: string): ReturnType<SandboxStorage['idempotencyKeys']> {
     return this.#read(tenantId, () => this.storage.idempotencyKeys(tenantId));
   }
   events(tenantId: string, limit: number): ReturnType<SandboxStorage['events']> {

@@ -15,7 +15,7 @@
  * and deliveries), each saying where its collection is and where its records sit in a snapshot.
  * @module
  */
-import type { EventRow, IdempotencyRow, RecordRow, SandboxStorage, TenantChanges, TenantRows, UsageRow } from '../storage/port.js';
+import type { EventRow, IdempotencyKey, IdempotencyRow, RecordRow, SandboxStorage, TenantChanges, TenantRows, UsageRow } from '../storage/port.js';
 import type { Stored } from './collection.js';
 import { PackedEvent, RestoredEvent } from './event-log.js';
 import type { EventLog, IdempotencyRec, IdempotencyStore, LoggedEvent, SandboxEvent } from './logs.js';
@@ -126,6 +126,9 @@ export function snapshotOfRows(rows: TenantRows, kinds: RecordTable, realNow = D
   return snapshot;
 }
 
+/** A hash in {@link StoredIdempotency}'s known keys that stands for more than one start. */
+const SEVERAL = Number.NEGATIVE_INFINITY;
+
 /** A 30-bit hash of a key (FNV-1a; 30 bits stay a small integer in V8's sets). */
 function keyHash(key: string): number {
   let h = 0x811c9dc5;
@@ -147,13 +150,15 @@ export class StoredIdempotency implements IdempotencyStore {
   #cutoff = -Infinity;
   #expiredTo = -Infinity;
   /**
-   * The hashes of every key storage may hold for this tenant: those it held when the tenant was
-   * loaded (none for a new tenant), and every key set since (storage has no other writer while
-   * the tenant is in memory). A key whose hash is not here is not in storage, so a new key (most
-   * mutations carry one) is answered without a `SELECT`; a hash that is here (a replay, an
-   * expired key, one in 2^30 new keys) reads storage as before.
+   * The hashes of every key storage may hold for this tenant, each with when its record started:
+   * those it held when the tenant was loaded (none for a new tenant), and every key set since
+   * (storage has no other writer while the tenant is in memory). A key whose hash is not here is
+   * not in storage, so a new key (most mutations carry one) is answered without a `SELECT`; one
+   * that is here (a replay, an expired key) is one exact lookup by its start (storage has no index
+   * by key: schema 3). {@link SEVERAL}: two keys of one hash, or a key set again (one in 2^30
+   * keys, or one reused after it expired): storage searches the tenant's unexpired keys for it.
    */
-  readonly #known: Set<number>;
+  readonly #known: Map<number, number>;
 
   constructor(
     private readonly storage: SandboxStorage,
@@ -161,11 +166,19 @@ export class StoredIdempotency implements IdempotencyStore {
     /** The instant at or before which a record has expired (the tenant's time minus the window). */
     private readonly cutoff: () => number,
     /** The keys storage holds for this tenant (`[]`: a tenant storage has no rows of yet). */
-    stored: readonly string[],
+    stored: readonly IdempotencyKey[],
     /** The JSON of a version (`Platform.textOf`: the answer's own text when it is still kept). */
     private readonly textOf: (version: Version) => string = (v) => v.text(),
   ) {
-    this.#known = new Set(stored.map(keyHash));
+    const known = new Map<number, number>();
+    for (const { key, startedAt } of stored) StoredIdempotency.#note(known, key, startedAt);
+    this.#known = known;
+  }
+
+  static #note(known: Map<number, number>, key: string, startedAt: number): void {
+    const hash = keyHash(key);
+    const at = known.get(hash);
+    known.set(hash, at === undefined || at === startedAt ? startedAt : SEVERAL);
   }
 
   get(key: string): IdempotencyRec | undefined {
@@ -174,13 +187,14 @@ export class StoredIdempotency implements IdempotencyStore {
     const recent = this.#recent.get(key);
     // As storage reads it: a record started at or before the cutoff has expired.
     if (recent !== undefined) return recent.startedAt > this.cutoff() ? recent : undefined;
-    if (!this.#known.has(keyHash(key))) return undefined;
-    const row = this.storage.idempotency(this.tenantId, key, this.cutoff());
+    const at = this.#known.get(keyHash(key));
+    if (at === undefined) return undefined;
+    const row = this.storage.idempotency(this.tenantId, key, this.cutoff(), at === SEVERAL ? undefined : at);
     return row === null ? undefined : idempotencyIn(JSON.parse(row.data) as IdempotencySnapshot);
   }
 
   set(key: string, record: IdempotencyRec): void {
-    this.#known.add(keyHash(key));
+    StoredIdempotency.#note(this.#known, key, record.startedAt);
     this.#recent.delete(key);
     this.#live.set(key, record);
   }

@@ -68,6 +68,12 @@ export interface IdempotencyRow {
   data: string;
 }
 
+/** A key storage holds for a tenant, and when its record started (which finds its row). */
+export interface IdempotencyKey {
+  key: string;
+  startedAt: number;
+}
+
 /** One event of a tenant's log. */
 export interface EventRow {
   /** Position in the tenant's log, from 1. */
@@ -139,12 +145,16 @@ export interface SandboxStorage {
   keys(tenantId: string): KeyRow[];
   /** Applies a change set in one transaction: all of it, or (throwing) nothing. */
   commit(changes: ChangeSet): void;
-  /** An idempotency record started after `after` (older ones are expired), or `null`. */
-  idempotency(tenantId: string, key: string, after: number): IdempotencyRow | null;
+  /**
+   * An idempotency record started after `after` (older ones are expired), or `null`. `startedAt`:
+   * when the record of this key started, if the caller knows (one exact lookup instead of a search
+   * of the tenant's unexpired keys).
+   */
+  idempotency(tenantId: string, key: string, after: number, startedAt?: number): IdempotencyRow | null;
   /** Every idempotency record started after `after`, oldest first. */
   idempotencyAll(tenantId: string, after: number): IdempotencyRow[];
-  /** The keys of a tenant's idempotency records, expired ones included, in no order (a tenant's load: see core/persist.ts). */
-  idempotencyKeys(tenantId: string): string[];
+  /** The keys of a tenant's idempotency records with their starts, expired ones included, in no order (a tenant's load: see core/persist.ts). */
+  idempotencyKeys(tenantId: string): IdempotencyKey[];
   /** The last `limit` events of a tenant, oldest first. */
   events(tenantId: string, limit: number): EventRow[];
   /** A tenant's records per kind (`user`, `quote`...), counted without loading it: a listing's figures. */

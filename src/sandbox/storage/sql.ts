@@ -13,7 +13,7 @@
  * | `api_keys` | secret (and id) | API keys, found by secret without loading their tenant |
  * | `records` | tenant, kind, seq | one row per user, quote, conversion, transaction, webhook endpoint, delivery |
  * | `usage` | tenant, bucket | one row per limit-usage counter |
- * | `idempotency` | tenant, key (and started_at) | answered idempotency records, read on a replay |
+ * | `idempotency` | tenant, started_at, key | answered idempotency records, read on a replay |
  * | `events` | tenant, seq | the event log |
  *
  * A database of an older schema is brought to this one when it is opened ({@link prepareSchema}:
@@ -25,6 +25,7 @@
 import {
   type ChangeSet,
   type EventRow,
+  type IdempotencyKey,
   type IdempotencyRow,
   type KeyRow,
   type SandboxStorage,
@@ -62,7 +63,7 @@ export interface SqlDriver {
 /** The format mark of a sandbox database (`meta.format`). */
 export const DATA_FORMAT = 'pix-usdt-sandbox-data';
 /** The schema this code writes and reads (`meta.schema`). */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /** The schema, one statement each (a Durable Object runs them one by one as well). */
 export const SCHEMA: readonly string[] = [
@@ -74,8 +75,11 @@ export const SCHEMA: readonly string[] = [
   'CREATE INDEX IF NOT EXISTS api_keys_id ON api_keys (id)',
   'CREATE TABLE IF NOT EXISTS records (tenant TEXT NOT NULL, kind TEXT NOT NULL, seq INTEGER NOT NULL, id TEXT NOT NULL, data TEXT NOT NULL, UNIQUE (tenant, kind, seq))',
   'CREATE TABLE IF NOT EXISTS usage (tenant TEXT NOT NULL, bucket TEXT NOT NULL, amount TEXT NOT NULL, PRIMARY KEY (tenant, bucket)) WITHOUT ROWID',
-  'CREATE TABLE IF NOT EXISTS idempotency (tenant TEXT NOT NULL, key TEXT NOT NULL, started_at INTEGER NOT NULL, data TEXT NOT NULL, UNIQUE (tenant, key))',
-  'CREATE INDEX IF NOT EXISTS idempotency_age ON idempotency (tenant, started_at)',
+  // No index by key (schema 3): a new key's entry went to a random leaf of it, a page of the
+  // write-ahead log each; the one index is in the order keys come, and a tenant in memory knows
+  // when each key it may hold started (core/persist.ts), so a lookup is exact in it.
+  'CREATE TABLE IF NOT EXISTS idempotency (tenant TEXT NOT NULL, key TEXT NOT NULL, started_at INTEGER NOT NULL, data TEXT NOT NULL)',
+  'CREATE INDEX IF NOT EXISTS idempotency_age ON idempotency (tenant, started_at, key)',
   'CREATE TABLE IF NOT EXISTS events (tenant TEXT NOT NULL, seq INTEGER NOT NULL, data TEXT NOT NULL, UNIQUE (tenant, seq))',
 ];
 
@@ -87,9 +91,21 @@ export const SCHEMA: readonly string[] = [
  * (records per kind), which changed with nearly every request and made every commit rewrite the
  * row; they are read from the `events` and `records` rows instead. A state that is not JSON
  * (damaged) is left as it is: its tenant answers as damaged, as before.
+ *
+ * 2 -> 3: `idempotency` loses its unique index on (tenant, key), whose entries for new keys (random
+ * UUIDs) each dirtied a random leaf page, written to the log at every commit; its one index is
+ * (tenant, started_at, key), in the order keys come, which also holds every key a tenant's load
+ * reads. SQLite cannot drop a table's UNIQUE constraint: the table is copied, rows in their order.
  */
 export const MIGRATIONS: Readonly<Record<number, readonly string[]>> = {
   1: ["UPDATE tenants SET state = json_remove(state, '$.events', '$.counts') WHERE json_valid(state)"],
+  2: [
+    'CREATE TABLE idempotency_3 (tenant TEXT NOT NULL, key TEXT NOT NULL, started_at INTEGER NOT NULL, data TEXT NOT NULL)',
+    'INSERT INTO idempotency_3 (tenant, key, started_at, data) SELECT tenant, key, started_at, data FROM idempotency ORDER BY rowid',
+    'DROP TABLE idempotency',
+    'ALTER TABLE idempotency_3 RENAME TO idempotency',
+    'CREATE INDEX idempotency_age ON idempotency (tenant, started_at, key)',
+  ],
 };
 
 const TABLES = ['tenants', 'api_keys', 'records', 'usage', 'idempotency', 'events'] as const;
@@ -101,10 +117,13 @@ const SQL = {
   usage: 'SELECT bucket, amount FROM usage WHERE tenant = ?',
   keyTenant: 'SELECT tenant FROM api_keys WHERE secret = ?',
   keyIdTenant: 'SELECT tenant FROM api_keys WHERE id = ? LIMIT 1',
-  idempotency: 'SELECT key, started_at, data FROM idempotency WHERE tenant = ? AND key = ? AND started_at > ?',
+  // A key whose start is known: one seek in the (tenant, started_at, key) index.
+  idempotencyAt: 'SELECT key, started_at, data FROM idempotency WHERE tenant = ? AND started_at = ? AND key = ? AND started_at > ? ORDER BY rowid DESC LIMIT 1',
+  // One whose start is not: the tenant's unexpired keys in that index, read until it is found.
+  idempotency: 'SELECT key, started_at, data FROM idempotency WHERE tenant = ? AND started_at > ? AND key = ? ORDER BY started_at DESC, rowid DESC LIMIT 1',
   idempotencyAll: 'SELECT key, started_at, data FROM idempotency WHERE tenant = ? AND started_at > ? ORDER BY started_at, rowid',
-  // Read from the (tenant, key) index alone: expired keys too, which only cost their lookup.
-  idempotencyKeys: 'SELECT key FROM idempotency WHERE tenant = ?',
+  // Read from the (tenant, started_at, key) index alone: expired keys too, which only cost their lookup.
+  idempotencyKeys: 'SELECT key, started_at FROM idempotency WHERE tenant = ?',
   events: 'SELECT seq, data FROM events WHERE tenant = ? ORDER BY seq DESC LIMIT ?',
   eventSeq: 'SELECT MAX(seq) AS seq FROM events WHERE tenant = ?',
   counts: 'SELECT kind, COUNT(*) AS n FROM records WHERE tenant = ? GROUP BY kind',
@@ -122,8 +141,9 @@ const SQL = {
   dropRecord: 'DELETE FROM records WHERE tenant = ? AND kind = ? AND seq = ?',
   putUsage: 'INSERT INTO usage (tenant, bucket, amount) VALUES (?, ?, ?) ON CONFLICT (tenant, bucket) DO UPDATE SET amount = excluded.amount',
   dropUsage: 'DELETE FROM usage WHERE tenant = ? AND bucket = ?',
-  putIdempotency:
-    'INSERT INTO idempotency (tenant, key, started_at, data) VALUES (?, ?, ?, ?) ON CONFLICT (tenant, key) DO UPDATE SET started_at = excluded.started_at, data = excluded.data',
+  // A key is written once while it lives (a replay writes nothing); one reused after it expired
+  // is a row beside the old, which reads skip and the next expiry deletes.
+  putIdempotency: 'INSERT INTO idempotency (tenant, key, started_at, data) VALUES (?, ?, ?, ?)',
   expireIdempotency: 'DELETE FROM idempotency WHERE tenant = ? AND started_at <= ?',
   putEvent: 'INSERT INTO events (tenant, seq, data) VALUES (?, ?, ?) ON CONFLICT (tenant, seq) DO UPDATE SET data = excluded.data',
   trimEvents: 'DELETE FROM events WHERE tenant = ? AND seq <= ?',
@@ -291,17 +311,24 @@ export class SqlStorage implements SandboxStorage {
     });
   }
 
-  idempotency(tenantId: string, key: string, after: number): IdempotencyRow | null {
-    const row = this.#get(SQL.idempotency, [tenantId, key, after]);
+  idempotency(tenantId: string, key: string, after: number, startedAt?: number): IdempotencyRow | null {
+    const row = startedAt === undefined ? this.#get(SQL.idempotency, [tenantId, after, key]) : this.#get(SQL.idempotencyAt, [tenantId, startedAt, key, after]);
     return row === undefined ? null : { key: str(row['key']), startedAt: num(row['started_at']), data: str(row['data']) };
   }
 
   idempotencyAll(tenantId: string, after: number): IdempotencyRow[] {
-    return this.#all(SQL.idempotencyAll, [tenantId, after]).map((r) => ({ key: str(r['key']), startedAt: num(r['started_at']), data: str(r['data']) }));
+    // A key reused after it expired has two rows until the older is deleted: the later one counts.
+    const byKey = new Map<string, IdempotencyRow>();
+    for (const r of this.#all(SQL.idempotencyAll, [tenantId, after])) {
+      const key = str(r['key']);
+      byKey.delete(key);
+      byKey.set(key, { key, startedAt: num(r['started_at']), data: str(r['data']) });
+    }
+    return [...byKey.values()];
   }
 
-  idempotencyKeys(tenantId: string): string[] {
-    return this.#all(SQL.idempotencyKeys, [tenantId]).map((r) => str(r['key']));
+  idempotencyKeys(tenantId: string): IdempotencyKey[] {
+    return this.#all(SQL.idempotencyKeys, [tenantId]).map((r) => ({ key: str(r['key']), startedAt: num(r['started_at']) }));
   }
 
   events(tenantId: string, limit: number): EventRow[] {

@@ -8,7 +8,8 @@
  * was answered. In process the clocks are frozen at the fixture's time, so that its idempotency
  * records stay within their 24 hours whatever the day the test runs.
  */
-import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -166,6 +167,8 @@ describe('a data folder in the old layout', () => {
 /**
  * Schema 1, as pix-usdt up to 0.4 created it (src/sandbox/storage/sql.ts at commit 6aa5e0c),
  * kept here as text: the test builds a database of that schema without importing old code.
+ * Schema 2 (up to issue 34's fifth pass) has the same tables and indexes: only its tenant rows'
+ * `state` differs (no `events`, no `counts`).
  */
 const SCHEMA_1 = [
   'CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID',
@@ -181,48 +184,65 @@ const SCHEMA_1 = [
   'CREATE TABLE events (tenant TEXT NOT NULL, seq INTEGER NOT NULL, data TEXT NOT NULL, UNIQUE (tenant, seq))',
 ];
 
-describe('a database of schema 1', () => {
-  /**
-   * The legacy fixture's state, imported by this version, then copied row for row into a database
-   * made with {@link SCHEMA_1}, whose tenant rows carry what schema 1 kept in them (the last
-   * event's `seq`, records per kind). Answers its folder and the state it holds.
-   */
-  async function schemaOneFolder(): Promise<{ dir: string; expected: unknown }> {
-    const source = open(legacyFolder());
-    const expected = comparable(source.sandbox.snapshot());
-    source.close();
-    stores.splice(stores.indexOf(source), 1);
-    const dir = mkdtempSync(path.join(tmpdir(), 'pix-usdt-schema1-'));
-    dirs.push(dir);
-    const db = openSqlite(path.join(dir, 'data.db'));
-    db.transaction(() => {
-      for (const statement of SCHEMA_1) db.run(statement);
-    });
-    db.exec(`ATTACH '${source.file}' AS v`);
-    db.transaction(() => {
-      for (const table of ['meta', 'tenants', 'api_keys', 'records', 'usage', 'idempotency', 'events']) db.run(`INSERT INTO ${table} SELECT * FROM v.${table}`);
-      db.run("UPDATE meta SET value = '1' WHERE name = 'schema'");
+/**
+ * The legacy fixture's state, imported by this version, then copied row for row into a database
+ * made with {@link SCHEMA_1}; for schema 1 its tenant rows carry what schema 1 kept in them (the
+ * last event's `seq`, records per kind). Answers its folder and the state it holds.
+ */
+async function oldSchemaFolder(version: 1 | 2): Promise<{ dir: string; expected: unknown }> {
+  const source = open(legacyFolder());
+  const expected = comparable(source.sandbox.snapshot());
+  source.close();
+  stores.splice(stores.indexOf(source), 1);
+  const dir = mkdtempSync(path.join(tmpdir(), `pix-usdt-schema${version}-`));
+  dirs.push(dir);
+  const db = openSqlite(path.join(dir, 'data.db'));
+  db.transaction(() => {
+    for (const statement of SCHEMA_1) db.run(statement);
+  });
+  db.exec(`ATTACH '${source.file}' AS v`);
+  db.transaction(() => {
+    for (const table of ['meta', 'tenants', 'api_keys', 'records', 'usage', 'idempotency', 'events']) db.run(`INSERT INTO ${table} SELECT * FROM v.${table}`);
+    db.run(`UPDATE meta SET value = '${version}' WHERE name = 'schema'`);
+    if (version === 1) {
       db.run(
         "UPDATE tenants SET state = json_set(state, '$.events', (SELECT COALESCE(MAX(seq), 0) FROM events WHERE tenant = tenants.id), '$.counts', (SELECT json_group_object(kind, n) FROM (SELECT kind, COUNT(*) AS n FROM records WHERE tenant = tenants.id GROUP BY kind)))",
       );
-    });
-    db.exec('DETACH v');
-    db.close();
-    return { dir, expected };
-  }
-
-  /** What the database's file says: its schema version and its tenant rows. */
-  function rows(dir: string): { schema: string; states: string[]; counts: number[] } {
-    const db = openSqlite(path.join(dir, 'data.db'));
-    try {
-      const schema = String(db.all("SELECT value FROM meta WHERE name = 'schema'")[0]?.['value']);
-      const states = db.all('SELECT state FROM tenants ORDER BY created').map((r) => String(r['state']));
-      const counts = ['tenants', 'api_keys', 'records', 'usage', 'idempotency', 'events'].map((t) => Number(db.all(`SELECT COUNT(*) AS n FROM ${t}`)[0]?.['n']));
-      return { schema, states, counts };
-    } finally {
-      db.close();
     }
+  });
+  db.exec('DETACH v');
+  db.close();
+  return { dir, expected };
+}
+
+/** What the database's file says: its schema version, its tenant rows, rows per table, its tables and indexes, its idempotency rows. */
+function rows(dir: string): { schema: string; states: string[]; counts: number[]; objects: string[]; idempotency: string[] } {
+  const db = openSqlite(path.join(dir, 'data.db'));
+  try {
+    const schema = String(db.all("SELECT value FROM meta WHERE name = 'schema'")[0]?.['value']);
+    const states = db.all('SELECT state FROM tenants ORDER BY created').map((r) => String(r['state']));
+    const counts = ['tenants', 'api_keys', 'records', 'usage', 'idempotency', 'events'].map((t) => Number(db.all(`SELECT COUNT(*) AS n FROM ${t}`)[0]?.['n']));
+    const objects = db.all("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_stat%' ORDER BY name").map((r) => `${String(r['type'])} ${String(r['name'])} ${String(r['tbl_name'])} ${String(r['sql'])}`);
+    const idempotency = db.all('SELECT tenant, key, started_at, data FROM idempotency ORDER BY rowid').map((r) => JSON.stringify(r));
+    return { schema, states, counts, objects, idempotency };
+  } finally {
+    db.close();
   }
+}
+
+/** Every request of the fixture again: each answers as it first did (a replay, the same bytes). */
+async function replaysAll(sandbox: DataStore['sandbox']): Promise<void> {
+  for (const r of manifest.requests) {
+    const headers: Record<string, string> = { authorization: `Bearer ${r.apiKey}`, 'idempotency-key': r.idempotencyKey };
+    if (r.body !== '') headers['content-type'] = 'application/json';
+    const res = await sandbox.fetch(r.path, { method: r.method, headers, body: r.body === '' ? null : r.body });
+    expect(res.status, `${r.method} ${r.path}`).toBe(r.status);
+    expect(await res.text()).toBe(r.answer);
+  }
+}
+
+describe('a database of schema 1', () => {
+  const schemaOneFolder = (): Promise<{ dir: string; expected: unknown }> => oldSchemaFolder(1);
 
   it('opens migrated: every tenant, record, key and event kept, every answer replays, new events follow the old', async () => {
     const { dir, expected } = await schemaOneFolder();
@@ -234,13 +254,7 @@ describe('a database of schema 1', () => {
     expect(store.origin).toBe('restored');
     const sandbox = store.sandbox;
     expect(comparable(sandbox.snapshot())).toEqual(expected);
-    for (const r of manifest.requests) {
-      const headers: Record<string, string> = { authorization: `Bearer ${r.apiKey}`, 'idempotency-key': r.idempotencyKey };
-      if (r.body !== '') headers['content-type'] = 'application/json';
-      const res = await sandbox.fetch(r.path, { method: r.method, headers, body: r.body === '' ? null : r.body });
-      expect(res.status, `${r.method} ${r.path}`).toBe(r.status);
-      expect(await res.text()).toBe(r.answer);
-    }
+    await replaysAll(sandbox);
     // The event log goes on after its last stored event (nothing overwritten).
     const eventsBefore = (sandbox.snapshot().tenants[0] as unknown as { events: Array<{ id: string }> }).events.map((e) => e.id);
     const created = await sandbox.fetch('/v1/users', {
@@ -280,5 +294,78 @@ describe('a database of schema 1', () => {
     expect(rows(dir)).toEqual(before);
     const store = open(dir);
     expect(comparable(store.sandbox.snapshot())).toEqual(expected);
+  });
+});
+
+describe('a database of schema 2', () => {
+  it('opens migrated to schema 3: the same state, every answer replays, the idempotency rows kept in order without an index by key', async () => {
+    const { dir, expected } = await oldSchemaFolder(2);
+    const before = rows(dir);
+    expect(before.schema).toBe('2');
+    expect(before.objects.some((o) => o.startsWith('index sqlite_autoindex_idempotency'))).toBe(true);
+
+    const store = open(dir);
+    expect(comparable(store.sandbox.snapshot())).toEqual(expected);
+    await replaysAll(store.sandbox);
+    store.close();
+    stores.splice(stores.indexOf(store), 1);
+
+    const after = rows(dir);
+    expect(after.schema).toBe('3');
+    expect(after.counts).toEqual(before.counts);
+    expect(after.states).toEqual(before.states);
+    // Every row as it was, in the same order (replays write nothing).
+    expect(after.idempotency).toEqual(before.idempotency);
+    const idempotency = after.objects.filter((o) => o.includes(' idempotency '));
+    expect(idempotency).toEqual([
+      'table idempotency idempotency CREATE TABLE "idempotency" (tenant TEXT NOT NULL, key TEXT NOT NULL, started_at INTEGER NOT NULL, data TEXT NOT NULL)',
+      'index idempotency_age idempotency CREATE INDEX idempotency_age ON idempotency (tenant, started_at, key)',
+    ]);
+    // The other tables as schema 2 had them.
+    expect(after.objects.filter((o) => !o.includes(' idempotency '))).toEqual(before.objects.filter((o) => !o.includes(' idempotency ')));
+    // Reopened on schema 3: the same state again.
+    expect(comparable(open(dir).sandbox.snapshot())).toEqual(expected);
+  });
+
+  it('a database made by this version holds what a migrated one does', async () => {
+    const { dir } = await oldSchemaFolder(2);
+    open(dir).close();
+    stores.splice(0);
+    const fresh = mkdtempSync(path.join(tmpdir(), 'pix-usdt-schema3-'));
+    dirs.push(fresh);
+    open(fresh).close();
+    stores.splice(0);
+    const strip = (objects: string[]): string[] => objects.map((o) => o.replace(/"idempotency"/, 'idempotency').replace(/ IF NOT EXISTS/g, ''));
+    expect(strip(rows(fresh).objects)).toEqual(strip(rows(dir).objects));
+  });
+
+  it('a kill -9 in the middle of the migration leaves schema 2 as it was; the next start migrates', async () => {
+    const { dir, expected } = await oldSchemaFolder(2);
+    const before = rows(dir);
+    // A process that opens the folder and is killed (SIGKILL, by itself) right after the
+    // migration dropped the old table, before its commit.
+    const script = path.join(dir, '..', `kill-${path.basename(dir)}.mts`);
+    writeFileSync(
+      script,
+      [
+        `import { openDataStore } from ${JSON.stringify(fileURLToPath(new URL('../../../src/server/data/store.ts', import.meta.url)))};`,
+        `openDataStore(${JSON.stringify(dir)}, { now: ${JSON.stringify(OPTIONS.now)} }, {`,
+        '  wrapDriver: (driver) => ({ ...driver, run: (sql, params) => { driver.run(sql, params); if (sql === "DROP TABLE idempotency") process.kill(process.pid, "SIGKILL"); } }),',
+        '});',
+        'console.log("not killed");',
+      ].join('\n'),
+    );
+    dirs.push(script);
+    const child = spawnSync(process.execPath, ['--import', 'tsx', script], { encoding: 'utf8', cwd: fileURLToPath(new URL('../../..', import.meta.url)) });
+    expect(child.signal, child.stderr).toBe('SIGKILL');
+    expect(child.stdout).not.toContain('not killed');
+    // The lock of the dead process stays; the database is schema 2, every row as it was.
+    expect(rows(dir)).toEqual(before);
+    const store = open(dir);
+    expect(comparable(store.sandbox.snapshot())).toEqual(expected);
+    await replaysAll(store.sandbox);
+    store.close();
+    stores.splice(stores.indexOf(store), 1);
+    expect(rows(dir).schema).toBe('3');
   });
 });

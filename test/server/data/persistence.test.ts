@@ -13,7 +13,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import { type Ready, CLI, exitCode, run, serve, stopAll, waitFor } from '../helpers.js';
-import { cpf } from '../../support/fixtures.js';
+import { cpf, onrampBody } from '../../support/fixtures.js';
 import { SCHEMA_VERSION } from '../../../src/sandbox/storage/sql.js';
 
 const LEGACY = fileURLToPath(new URL('../fixtures/legacy-data/', import.meta.url));
@@ -165,6 +165,47 @@ describe('serve --data under kill -9', () => {
     // The write-ahead log is emptied into the database and removed; the lock is released.
     expect(readdirSync(dir).sort()).toEqual(['data.db']);
   }, 120_000);
+
+  it('after kill -9 answers the same bytes as before it: records, lists, the event log, every replay', async () => {
+    const dir = tempDir();
+    const first = await serve(['--data', dir]);
+    const key = first.ready.api_key;
+    const posts: Array<{ route: string; body: string; key: string; text?: string }> = [];
+    const send = async (route: string, body: string, status: number): Promise<string> => {
+      const entry = { route, body, key: `same-${posts.length}` };
+      const res = await post(first.ready, key, route, body, entry.key);
+      const text = await res.text();
+      expect(res.status, text).toBe(status);
+      posts.push({ ...entry, text });
+      return (JSON.parse(text) as { id?: string }).id ?? '';
+    };
+    const user = await send('/v1/users', JSON.stringify({ external_id: 'same-1', name: 'Ana', document_type: 'cpf', document_number: cpf(7) }), 201);
+    await send(`/v1/test_helpers/users/${user}/kyc`, '{"status":"approved"}', 200);
+    const quote = await send('/v1/quotes', JSON.stringify(onrampBody(user, '100.00')), 201);
+    const conversion = await send(`/v1/quotes/${quote}/accept`, '', 201);
+    await send(`/v1/test_helpers/conversions/${conversion}/simulate-onramp-pix-paid`, '{"settle":true}', 200);
+    const reads = [`/v1/users/${user}`, `/v1/quotes/${quote}`, `/v1/conversions/${conversion}`, '/v1/conversions?limit=10', '/v1/transactions?limit=10', '/v1/test_helpers/events?limit=100'];
+    const answers = async (ready: Ready): Promise<string[]> => {
+      const out: string[] = [];
+      for (const route of reads) {
+        const res = await fetch(`${ready.url}${route}`, { headers: { authorization: `Bearer ${key}` } });
+        out.push(`${route} ${res.status} ${await res.text()}`);
+      }
+      for (const p of posts) {
+        const res = await post(ready, key, p.route, p.body, p.key);
+        out.push(`${p.route} ${res.status} ${res.headers.get('idempotent-replayed')} ${res.headers.get('x-request-id')} ${await res.text()}`);
+      }
+      return out;
+    };
+    const before = await answers(first.ready);
+    // The replays answered what the first requests did.
+    expect(before.slice(reads.length).map((a) => a.slice(a.indexOf(' {')))).toEqual(posts.map((p) => ` ${p.text}`));
+    expect(before.some((a) => a.includes('"conversion.completed"'))).toBe(true);
+    first.child.process.kill('SIGKILL');
+    expect(await exitCode(first.child)).toBe('SIGKILL');
+    const second = await serve(['--data', dir]);
+    expect(await answers(second.ready)).toEqual(before);
+  });
 });
 
 describe('serve --data: what it refuses', () => {
