@@ -5,6 +5,7 @@
  * read as every path pattern reads them (./path.ts).
  * @module
  */
+import { upperMethod } from './call.js';
 import { patternSegment } from './path.js';
 
 /** What a match yields: the handler and the decoded path parameters. */
@@ -82,7 +83,7 @@ export class TrieRouter<H> implements Router<H> {
       }
       start = end + 1;
     }
-    const handler = current.handlers.get(method.toUpperCase());
+    const handler = current.handlers.get(upperMethod(method));
     return handler === undefined ? null : { handler, params };
   }
 }

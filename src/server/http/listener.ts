@@ -13,7 +13,7 @@
 import { type IncomingMessage, STATUS_CODES, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { type Answer, type ApartAnswer, type ErrorEnvelope, type Incoming, addHeader, envelopeAnswer, incomingOfParts, targetParts } from '../../sandbox/http/call.js';
+import { type Answer, type ApartAnswer, type ErrorEnvelope, type Incoming, addHeader, envelopeAnswer, incomingOfParts, targetParts, upperMethod } from '../../sandbox/http/call.js';
 import { newRequestId } from '../../sandbox/http/request-id.js';
 import { type Arrival, type RequestLog, logPath } from '../../sandbox/http/request-log.js';
 import { TENANTS_MAX_BODY } from '../../sandbox/http/routes/test-helpers.js';
@@ -407,7 +407,7 @@ export function createListener(sandbox: Dispatcher, options: ListenerOptions): (
   return (req, res) => {
     const arrived = performance.now();
     (req as Arrived)[ARRIVED] = arrived;
-    const method = (req.method ?? 'GET').toUpperCase();
+    const method = upperMethod(req.method ?? 'GET');
     const headers = headersOf(req);
     // Headers `Headers` refuses are refused after a preflight is answered (with Node's reading of `Origin`).
     const origin = headers === null ? req.headers.origin : headers.get('origin');
