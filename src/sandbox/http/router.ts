@@ -71,7 +71,8 @@ export class TrieRouter<H> implements Router<H> {
             return null;
           }
         }
-        const fixed = current.fixed.get(segment);
+        // A node with no fixed segment below it (a record's id) needs no lookup of the segment.
+        const fixed = current.fixed.size === 0 ? undefined : current.fixed.get(segment);
         if (fixed) {
           current = fixed;
         } else if (current.param) {
