@@ -151,7 +151,8 @@ export class App {
     return true;
   }
 
-  readonly #resume: Resume = (call, stage) => this.#from(call as RequestCall, this.#index.get(stage) as number);
+  readonly #resume: Resume = (call, stage, past = false) => this.#from(call as RequestCall, (this.#index.get(stage) as number) + (past ? 1 : 0));
+  readonly #quietNow = (): boolean => this.#quiet();
 
   /** Handles one web Request (`sandbox.handle`: msw, the server). */
   handle(request: Request): Promise<Response> {
@@ -180,7 +181,7 @@ export class App {
     let answer: Answer | Promise<Answer>;
     try {
       // The app's stages in order, without the loop, when nothing else would run (stages.ts).
-      answer = this.#quiet() ? inOrder(call, this.#resume) : this.#from(call, 0);
+      answer = this.#quiet() ? inOrder(call, this.#resume, this.#quietNow) : this.#from(call, 0);
     } catch (error) {
       answer = errorAnswer(error, requestId);
     }

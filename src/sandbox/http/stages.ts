@@ -172,8 +172,8 @@ const execute: Stage<ValidatedCall> = (call) => {
   return reply instanceof Promise ? reply.then(of) : of(reply);
 };
 
-/** Where {@link inOrder} goes on in the app's runner: at the named stage, with the stages in force then. */
-export type Resume = (call: AppCall, stage: 'authorize' | 'idempotency' | 'validate') => Answer | Promise<Answer>;
+/** Where {@link inOrder} goes on in the app's runner: at the named stage (`past`: at the one after it), with the stages in force then. */
+export type Resume = (call: AppCall, stage: 'authorize' | 'idempotency' | 'validate', past?: boolean) => Answer | Promise<Answer>;
 
 /**
  * The stages above in their order, without the runner's loop, for a call that no plugin stage or
@@ -181,15 +181,20 @@ export type Resume = (call: AppCall, stage: 'authorize' | 'idempotency' | 'valid
  * the same order, throwing what they throw. A read of one record (no query, no body schema, no
  * precheck, not rate limited, a path of one id that passes the id's pattern or no parameters) is
  * validated and executed straight, what `validate`, `rate_limit` and `execute` would do with it;
- * anything else goes on in the runner (`resume`) at the stage it has reached.
+ * anything else goes on in the runner (`resume`) at the stage it has reached. `quiet` says whether
+ * every inserted stage is still idle (asked again after `authorize`, where the first of them
+ * after `authenticate` stands).
  */
-export function inOrder(call: AppCall, resume: Resume): Answer | Promise<Answer> {
+export function inOrder(call: AppCall, resume: Resume, quiet: () => boolean): Answer | Promise<Answer> {
   authenticate(call);
   expireIdempotency(call as AuthenticatedCall);
   const handed = route(call as AuthenticatedCall);
   if (handed !== call) return Promise.resolve(handed).then(() => resume(call, 'authorize'));
   const routed: RoutedCall = handed;
   authorize(routed);
+  // An event listener run by `authenticate`'s due timers may have put a fault plan in force: the
+  // runner would see it at the fault stage after `authorize`, and so it does.
+  if (!quiet()) return resume(routed, 'authorize', true);
   // A mutation: the idempotency stage (a replay answers there), then the runner from `validate`.
   if (isMutation(routed.method)) return idempotency(routed, () => resume(routed, 'validate'));
   const def = routed.route;
