@@ -172,8 +172,8 @@ const execute: Stage<ValidatedCall> = (call) => {
   return reply instanceof Promise ? reply.then(of) : of(reply);
 };
 
-/** Where {@link inOrder} goes on in the app's runner: at the named stage (`past`: at the one after it), with the stages in force then. */
-export type Resume = (call: AppCall, stage: 'authorize' | 'idempotency' | 'validate', past?: boolean) => Answer | Promise<Answer>;
+/** Where {@link inOrder} goes on in the app's runner: at the named stage (`past`: at the one after it, where the loop would go on), with the stages in force then. */
+export type Resume = (call: AppCall, stage: 'route' | 'authorize' | 'idempotency', past?: boolean) => Answer | Promise<Answer>;
 
 /**
  * The stages above in their order, without the runner's loop, for a call that no plugin stage or
@@ -189,20 +189,20 @@ export function inOrder(call: AppCall, resume: Resume, quiet: () => boolean): An
   authenticate(call);
   expireIdempotency(call as AuthenticatedCall);
   const handed = route(call as AuthenticatedCall);
-  if (handed !== call) return Promise.resolve(handed).then(() => resume(call, 'authorize'));
+  if (handed !== call) return Promise.resolve(handed).then(() => resume(call, 'route', true));
   const routed: RoutedCall = handed;
   authorize(routed);
   // An event listener run by `authenticate`'s due timers may have put a fault plan in force: the
   // runner would see it at the fault stage after `authorize`, and so it does.
   if (!quiet()) return resume(routed, 'authorize', true);
-  // A mutation: the idempotency stage (a replay answers there), then the runner from `validate`.
-  if (isMutation(routed.method)) return idempotency(routed, () => resume(routed, 'validate'));
+  // A mutation: the idempotency stage (a replay answers there), then the runner after it, as its `next` in the loop.
+  if (isMutation(routed.method)) return idempotency(routed, () => resume(routed, 'idempotency', true));
   const def = routed.route;
-  if (routed.search !== '' || def.query !== undefined || def.body !== undefined || def.precheck !== undefined || def.rateLimited === true) return resume(routed, 'idempotency');
+  if (routed.search !== '' || def.query !== undefined || def.body !== undefined || def.precheck !== undefined || def.rateLimited === true) return resume(routed, 'authorize', true);
   let params: unknown;
   if (def.params === undefined) params = routed.params;
   else if (def.params === IdParams && isUuid(routed.params['id'])) params = { id: routed.params['id'] };
-  else return resume(routed, 'idempotency');
+  else return resume(routed, 'authorize', true);
   routed.validated({ params, query: {}, body: {} });
   return execute(routed as ValidatedCall, unreachable);
 }
