@@ -9,7 +9,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type Sandbox, createSandbox } from '../../../src/sandbox/index.js';
-import { cpf } from '../../support/fixtures.js';
+import { cpf, onrampBody } from '../../support/fixtures.js';
 
 const NOW = '2026-05-01T00:00:00Z';
 const ORIGIN = 'https://api.sandbox.test';
@@ -27,7 +27,7 @@ interface Step {
 const user = (n: number): unknown => ({ external_id: `q${n}`, name: `User ${n}`, document_type: 'cpf', document_number: cpf(n) });
 
 function sandboxes(): { quiet: Sandbox; loop: Sandbox; readers: [string, string] } {
-  const make = (): Sandbox => createSandbox({ seed: 'quiet-path', now: NOW, idempotencyTtlSeconds: 3600 });
+  const make = (): Sandbox => createSandbox({ seed: 'quiet-path', now: NOW, idempotencyTtlSeconds: 3600, quoteRateLimit: 2 });
   const quiet = make();
   const loop = make();
   // A middleware that changes nothing, but is not idle: the runner's loop takes every request.
@@ -49,7 +49,7 @@ async function send(sandbox: Sandbox, reader: string, step: Step, ids: Record<st
   const init: RequestInit = { method: step.method, headers };
   if (step.body !== undefined) {
     headers['content-type'] = 'application/json';
-    init.body = JSON.stringify(step.body);
+    init.body = JSON.stringify(step.body === 'onramp' ? onrampBody(ids['user'] as string) : step.body);
   }
   const path = step.path.replace(/\{(\w+)\}/g, (_, name: string) => ids[name] ?? name);
   const response = await sandbox.fetch(`${ORIGIN}${path}`, init);
@@ -85,6 +85,13 @@ describe('the stages in order without the loop (issue 34)', () => {
       { method: 'PATCH', path: '/v1/users/{user}', idempotencyKey: 'k4', body: { name: 'Renamed' } },
       { method: 'PATCH', path: '/v1/users/{user}', idempotencyKey: 'k4', body: { name: 'Renamed' } },
       { method: 'GET', path: '/v1/users/{user}' },
+      // A rate-limited route: two quotes a minute, the third refused (429), its replay not counted.
+      { method: 'POST', path: '/v1/test_helpers/users/{user}/kyc', body: { status: 'approved' } },
+      { method: 'POST', path: '/v1/quotes', idempotencyKey: 'q1', body: 'onramp' },
+      { method: 'POST', path: '/v1/quotes', idempotencyKey: 'q1', body: 'onramp' },
+      { method: 'POST', path: '/v1/quotes', idempotencyKey: 'q2', body: 'onramp' },
+      { method: 'POST', path: '/v1/quotes', idempotencyKey: 'q3', body: 'onramp' },
+      { method: 'GET', path: '/v1/quotes/{quote}' },
       // A fault plan in force: both sandboxes run the loop; the plan answers in both.
       { method: 'GET', path: '/v1/users/{user}', before: (s) => void s.faults.add({ match: 'GET /v1/users/:id', nth: 1, fault: { type: 'error', code: 'internal_error' } }) },
       { method: 'GET', path: '/v1/users/{user}', before: (s) => s.faults.clear() },
@@ -99,6 +106,7 @@ describe('the stages in order without the loop (issue 34)', () => {
       const b = await send(loop, readers[1], step, ids);
       expect({ step: i, ...a }).toEqual({ step: i, ...b });
       if (i === 0) ids['user'] = (JSON.parse(a.body) as { id: string }).id;
+      if (step.path === '/v1/quotes' && a.status === 201) ids['quote'] ??= (JSON.parse(a.body) as { id: string }).id;
     }
     // Both paths answered each kind they are meant to: a replay, a read by id, refusals.
     const strip = (s: Sandbox) => s.inspector.requests().map(({ at: _at, latency_ms: _latency, ...entry }) => entry);
@@ -107,8 +115,8 @@ describe('the stages in order without the loop (issue 34)', () => {
     expect(entries).toHaveLength(steps.length);
     // Newest first: the expired key ran anew (its external_id is taken now: 409), then replayed that.
     expect(entries.slice(0, 2).map((e) => [e.status, e.replayed])).toEqual([[409, true], [409, false]]);
-    expect(entries.filter((e) => e.replayed)).toHaveLength(3);
-    expect(entries.map((e) => e.status)).toEqual(expect.arrayContaining([200, 201, 400, 401, 403, 404, 409, 500]));
+    expect(entries.filter((e) => e.replayed)).toHaveLength(4);
+    expect(entries.map((e) => e.status)).toEqual(expect.arrayContaining([200, 201, 400, 401, 403, 404, 409, 429, 500]));
     expect(quiet.events().map((e) => [e.id, e.type])).toEqual(loop.events().map((e) => [e.id, e.type]));
   });
 });
