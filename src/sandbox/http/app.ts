@@ -228,9 +228,10 @@ export class App {
   #log(call: RequestCall, answer: Answer, arrived: number, method = call.method): void {
     const ids: string[] = [];
     const { params } = call;
-    for (const name in params) ids.push(params[name] as string);
-    // The id of the object answered, unless the path named it already (a read of one record).
-    const bodyId = this.requests.idOf(answer.status, answer.body);
+    let last: string | undefined;
+    for (const name in params) ids.push((last = params[name] as string));
+    // The id of the object answered (a read's: its path's last id, checked without parsing), unless the path named it already.
+    const bodyId = this.requests.idOf(answer.status, answer.body, last);
     if (bodyId !== null && !ids.includes(bodyId)) ids.push(bodyId);
     const { headers } = answer;
     this.requests.record(

@@ -101,6 +101,11 @@ export function idInBody(status: number, body: string | null): string | null {
   return quoted.includes('\\') ? null : (JSON.parse(quoted) as string);
 }
 
+// Whether a body opens with `{"id":"<id>"` (what idInBody would read: the same id).
+function opensWith(body: string, id: string): boolean {
+  return body.charCodeAt(ID_FIELD.length + id.length) === 34 && body.startsWith(ID_FIELD) && body.startsWith(id, ID_FIELD.length) && !id.includes('\\') && !id.includes('"');
+}
+
 /** The printable path of a raw request target: no query string (it may carry anything), no control characters. */
 export function logPath(target: string | undefined): string {
   const path = (target ?? '').split('?')[0] ?? '';
@@ -206,13 +211,14 @@ export class RequestLog {
   /**
    * {@link idInBody}, remembered for the last body: a replay and a read of a record that did not
    * change answer the very same string again (the kept JSON of its version), and its id is not
-   * parsed again. Holds that one body until the next differs.
+   * read again. `named`: an id the body may open with (a read's path id), checked in place
+   * instead of parsing the body's. Holds that one body until the next differs.
    */
-  idOf(status: number, body: string | null): string | null {
+  idOf(status: number, body: string | null, named?: string): string | null {
     if (body === null || status >= 300) return null;
     if (body !== this.#lastBody) {
       this.#lastBody = body;
-      this.#lastId = idInBody(status, body);
+      this.#lastId = named !== undefined && opensWith(body, named) ? named : idInBody(status, body);
     }
     return this.#lastId;
   }

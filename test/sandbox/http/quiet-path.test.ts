@@ -9,6 +9,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type Sandbox, createSandbox } from '../../../src/sandbox/index.js';
+import { RequestLog, idInBody } from '../../../src/sandbox/http/request-log.js';
 import { cpf, onrampBody } from '../../support/fixtures.js';
 
 const NOW = '2026-05-01T00:00:00Z';
@@ -118,5 +119,25 @@ describe('the stages in order without the loop (issue 34)', () => {
     expect(entries.filter((e) => e.replayed)).toHaveLength(4);
     expect(entries.map((e) => e.status)).toEqual(expect.arrayContaining([200, 201, 400, 401, 403, 404, 409, 429, 500]));
     expect(quiet.events().map((e) => [e.id, e.type])).toEqual(loop.events().map((e) => [e.id, e.type]));
+  });
+});
+
+describe("the request log's answered id, remembered for the last body", () => {
+  it('is what idInBody reads, for a body seen again, a new one, a path id it opens with or not', () => {
+    const log = new RequestLog();
+    const a = '{"id":"usr_1","name":"A"}';
+    const b = `${'{"id":"usr_2"'},"name":"B"}`;
+    const cases: Array<[number, string | null, string | undefined]> = [
+      [200, a, undefined],
+      [200, a, undefined],
+      [200, b, 'usr_2'],
+      [200, b, 'usr_2'],
+      [200, a, 'usr_9'],
+      [404, a, undefined],
+      [200, '{"id":"q\\"x"}', 'q\\"x'],
+      [200, null, undefined],
+      [201, '[1]', undefined],
+    ];
+    for (const [status, body, named] of cases) expect([status, body, log.idOf(status, body, named)]).toEqual([status, body, idInBody(status, body)]);
   });
 });
