@@ -19,7 +19,7 @@ interface ScriptCoverage {
 // Files whose every function is an idle observer's work, and observer functions in shared files.
 const IDLE_FILES = [/src\/sandbox\/inspector\/inspection\.ts/, /src\/sandbox\/core\/snapshot\.ts/, /src\/sandbox\/core\/alarm\.ts/];
 const IDLE_FUNCTIONS: Array<[RegExp, RegExp]> = [
-  [/src\/sandbox\/http\/request-log\.ts/, /^(add|idInBody|recent)$/],
+  [/src\/sandbox\/http\/request-log\.ts/, /^(add|record|idOf|idInBody|recent)$/],
   [/src\/sandbox\/http\/app\.ts/, /^#log$/],
   [/src\/sandbox\/core\/platform\.ts/, /^(changed|#wakeLater|#realDue)$/],
 ];
@@ -89,7 +89,7 @@ describe('idle observers (issue 22)', () => {
 
   it('are counted once someone listens: the open inspector records each request and move', async () => {
     const { calls } = await lifecycles(true, 5);
-    expect(calls.get('src/sandbox/http/request-log.ts#add')).toBe(20);
+    expect(calls.get('src/sandbox/http/request-log.ts#record')).toBe(20);
     expect(calls.get('src/sandbox/http/app.ts##log')).toBe(20);
     // quote -> awaiting_deposit, funded, completed: three moves a lifecycle.
     expect(calls.get('src/sandbox/core/platform.ts#changed')).toBe(15);

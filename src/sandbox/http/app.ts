@@ -6,9 +6,9 @@
 import type { Platform } from '../core/platform.js';
 import type { KeyRec, TenantState } from '../core/state.js';
 import { ApiError } from '../core/errors.js';
-import { type Answer, type ApartAnswer, type AppCall, type HeaderReader, type Incoming, type Middleware, type NamedStage, type RouteInput, type RoutedCall, type StageInsert, type ValidatedCall, type AuthenticatedCall, errorAnswer, incomingOf, toResponse } from './call.js';
-import { STAGES } from './stages.js';
-import { type Arrival, RequestLog, idInBody } from './request-log.js';
+import { type Answer, type ApartAnswer, type AppCall, type HeaderReader, type Incoming, type Middleware, type NamedStage, type RouteInput, type RoutedCall, type StageInsert, type ValidatedCall, type AuthenticatedCall, errorAnswer, incomingOf, toResponse, upperMethod } from './call.js';
+import { type Resume, STAGES, inOrder } from './stages.js';
+import { type Arrival, RequestLog } from './request-log.js';
 import { TrieRouter } from './router.js';
 import type { RouteDef } from './routes/types.js';
 
@@ -22,12 +22,6 @@ export interface AppParts {
   faultOf?: (headers: Record<string, string>) => string | null;
   /** Answered requests the log keeps (default 1,000). */
   requestLogSize?: number;
-}
-
-// Whether an answer's body opens with `{"id":"<id>"` (what idInBody would read, the same id).
-function bodyNames(answer: Answer, id: string): boolean {
-  const { body } = answer;
-  return body !== null && answer.status < 300 && body.startsWith('{"id":"') && body.startsWith(id, 7) && body.charCodeAt(7 + id.length) === 34 && !id.includes('\\') && !id.includes('"');
 }
 
 // One object from arrival to answer: the stages narrow it as they go (`authenticated`, `routed`,
@@ -53,7 +47,7 @@ class RequestCall implements AppCall {
     readonly requestId: string,
   ) {
     this.headers = incoming.headers;
-    this.method = incoming.method.toUpperCase();
+    this.method = upperMethod(incoming.method);
     this.path = incoming.path;
     this.search = incoming.search;
   }
@@ -109,6 +103,10 @@ export class App {
   /** The routes it serves, in registration order. */
   readonly routes: RouteDef[] = [];
   readonly #stages: NamedStage[] = [...STAGES];
+  /** The stages that are not the app's own (plugins', `use`'s): while each is idle, {@link inOrder} runs the app's. */
+  readonly #inserted: NamedStage[] = [];
+  /** Where each stage is in {@link App.#stages}, for {@link inOrder} to go on in the runner. */
+  readonly #index = new Map<string, number>();
   /** The request log: the app records every request it answers (the inspector, a server's stderr line and log feed read it). */
   readonly requests: RequestLog;
   readonly #faultOf: (headers: Record<string, string>) => string | null;
@@ -124,6 +122,7 @@ export class App {
       this.routes.push(route);
     }
     for (const stage of parts.stages ?? []) this.#insert(stage, stage.before);
+    this.#indexStages();
     this.#faultOf = parts.faultOf ?? (() => null);
   }
 
@@ -136,7 +135,24 @@ export class App {
   #insert(stage: NamedStage, before: string): void {
     const at = this.#stages.findIndex((m) => m.name === before);
     this.#stages.splice(at < 0 ? this.#stages.length - 1 : at, 0, stage);
+    this.#inserted.push(stage);
+    this.#indexStages();
   }
+
+  #indexStages(): void {
+    this.#index.clear();
+    // The first of a name: a middleware may reuse one of the app's names, and the app's own come first.
+    for (const [i, stage] of this.#stages.entries()) if (!this.#index.has(stage.name) || STAGES.includes(stage)) this.#index.set(stage.name, i);
+  }
+
+  // No stage but the app's own will run: every inserted one is idle (a fault stage while no plan is in force).
+  #quiet(): boolean {
+    for (const stage of this.#inserted) if (stage.idle?.() !== true) return false;
+    return true;
+  }
+
+  readonly #resume: Resume = (call, stage, past = false) => this.#from(call as RequestCall, (this.#index.get(stage) as number) + (past ? 1 : 0));
+  readonly #quietNow = (): boolean => this.#quiet();
 
   /** Handles one web Request (`sandbox.handle`: msw, the server). */
   handle(request: Request): Promise<Response> {
@@ -164,7 +180,8 @@ export class App {
     const call = new RequestCall(this, incoming, requestId);
     let answer: Answer | Promise<Answer>;
     try {
-      answer = this.#from(call, 0);
+      // The app's stages in order, without the loop, when nothing else would run (stages.ts).
+      answer = this.#quiet() ? inOrder(call, this.#resume, this.#quietNow) : this.#from(call, 0);
     } catch (error) {
       answer = errorAnswer(error, requestId);
     }
@@ -211,27 +228,24 @@ export class App {
   #log(call: RequestCall, answer: Answer, arrived: number, method = call.method): void {
     const ids: string[] = [];
     const { params } = call;
-    let named = false;
-    for (const name in params) {
-      const id = params[name] as string;
-      ids.push(id);
-      // The body's id is the path's (a read of one record): no copy of it to make.
-      named ||= bodyNames(answer, id);
-    }
-    const bodyId = named ? null : idInBody(answer.status, answer.body);
+    let last: string | undefined;
+    for (const name in params) ids.push((last = params[name] as string));
+    // The id of the object answered (a read's: its path's last id, checked without parsing), unless the path named it already.
+    const bodyId = this.requests.idOf(answer.status, answer.body, last);
     if (bodyId !== null && !ids.includes(bodyId)) ids.push(bodyId);
-    this.requests.add({
+    const { headers } = answer;
+    this.requests.record(
       // What the caller sees: a replay keeps the id of the request that produced the answer.
-      request_id: answer.headers['x-request-id'] ?? call.requestId,
-      tenant_id: call.tenantId,
+      headers['x-request-id'] ?? call.requestId,
+      call.tenantId,
       method,
-      path: call.path,
-      status: answer.status,
+      call.path,
+      answer.status,
       arrived,
-      replayed: answer.headers['idempotent-replayed'] === 'true',
-      fault: this.#faultOf(answer.headers),
-      object_ids: ids,
-    });
+      headers['idempotent-replayed'] === 'true',
+      this.#faultOf(headers),
+      ids,
+    );
   }
 
   // Checks run in a loop and leave the stack; only stages that wrap the rest (idempotency,

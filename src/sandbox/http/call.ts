@@ -86,6 +86,11 @@ export interface ApartAnswer extends Answer {
 /** A pipeline stage added with `sandbox.use`. */
 export type Middleware = (call: Call, next: () => Promise<Answer>) => Promise<Answer>;
 
+/** A method in upper case: the ones Node's parser and most callers give are already (no copy made). */
+export function upperMethod(method: string): string {
+  return method === 'GET' || method === 'POST' || method === 'PATCH' || method === 'DELETE' ? method : method.toUpperCase();
+}
+
 /** Whether a method changes something: a mutation carries a body and may carry an `Idempotency-Key`. */
 export function isMutation(method: string): boolean {
   return method === 'POST' || method === 'PATCH' || method === 'DELETE' || method === 'PUT';
@@ -380,7 +385,8 @@ export function targetParts(target: string, from = 0): { path: string; search: s
 export class MapHeaders implements HeaderReader {
   constructor(readonly map: Map<string, string>) {}
   get(name: string): string | null {
-    return this.map.get(name.toLowerCase()) ?? null;
+    // The stages ask in lower case: most lookups need no lower-cased copy of the name.
+    return this.map.get(name) ?? this.map.get(name.toLowerCase()) ?? null;
   }
 }
 

@@ -101,6 +101,11 @@ export function idInBody(status: number, body: string | null): string | null {
   return quoted.includes('\\') ? null : (JSON.parse(quoted) as string);
 }
 
+// Whether a body opens with `{"id":"<id>"` (what idInBody would read: the same id).
+function opensWith(body: string, id: string): boolean {
+  return body.charCodeAt(ID_FIELD.length + id.length) === 34 && body.startsWith(ID_FIELD) && body.startsWith(id, ID_FIELD.length) && !id.includes('\\') && !id.includes('"');
+}
+
 /** The printable path of a raw request target: no query string (it may carry anything), no control characters. */
 export function logPath(target: string | undefined): string {
   const path = (target ?? '').split('?')[0] ?? '';
@@ -147,6 +152,10 @@ function refusal(status: number, code: string, message: string, headers: Record<
 export class RequestLog {
   readonly #entries: RequestLogEntry[] = [];
   readonly #listeners = new Set<Listener>();
+  /** {@link RequestLog.#listeners} as an array, for the loop of every entry (rebuilt when they change). */
+  #listening: Listener[] = [];
+  #lastBody: string | null = null;
+  #lastId: string | null = null;
   readonly #feeds = new Set<EventSink>();
   readonly capacity: number;
   #open = false;
@@ -167,30 +176,51 @@ export class RequestLog {
 
   /** Records an answered request: its time is now, its latency runs from `arrived` to now. */
   add(answered: AnsweredRequest): void {
+    const a = answered;
+    this.record(a.request_id, a.tenant_id, a.method, a.path, a.status, a.arrived, a.replayed, a.fault, a.object_ids);
+  }
+
+  /** {@link add} with the fields as arguments (the app's path: no object to hand them in). */
+  record(requestId: string, tenantId: string | null, method: string, path: string, status: number, arrived: number, replayed: boolean, fault: string | null, objectIds: string[]): void {
     // One literal, field by field: a spread of the input here cost several times the rest of add.
     const entry: RequestLogEntry = {
       at: isoNow(),
-      request_id: answered.request_id,
-      tenant_id: answered.tenant_id,
-      method: answered.method,
-      path: answered.path.length > MAX_PATH ? answered.path.slice(0, MAX_PATH) : answered.path,
-      status: answered.status,
-      latency_ms: Math.round((performance.now() - answered.arrived) * 10) / 10,
-      replayed: answered.replayed,
-      fault: answered.fault,
-      object_ids: answered.object_ids,
+      request_id: requestId,
+      tenant_id: tenantId,
+      method,
+      path: path.length > MAX_PATH ? path.slice(0, MAX_PATH) : path,
+      status,
+      latency_ms: Math.round((performance.now() - arrived) * 10) / 10,
+      replayed,
+      fault,
+      object_ids: objectIds,
     };
     const entries = this.#entries;
     entries.push(entry);
     if (entries.length > this.capacity * 2) entries.splice(0, entries.length - this.capacity);
-    if (this.#listeners.size === 0) return;
-    for (const listener of this.#listeners) {
+    const listeners = this.#listening;
+    for (let i = 0; i < listeners.length; i++) {
       try {
-        listener(entry);
+        (listeners[i] as Listener)(entry);
       } catch {
         // A listener (a closed stream) must not fail a request.
       }
     }
+  }
+
+  /**
+   * {@link idInBody}, remembered for the last body: a replay and a read of a record that did not
+   * change answer the very same string again (the kept JSON of its version), and its id is not
+   * read again. `named`: an id the body may open with (a read's path id), checked in place
+   * instead of parsing the body's. Holds that one body until the next differs.
+   */
+  idOf(status: number, body: string | null, named?: string): string | null {
+    if (body === null || status >= 300) return null;
+    if (body !== this.#lastBody) {
+      this.#lastBody = body;
+      this.#lastId = named !== undefined && opensWith(body, named) ? named : idInBody(status, body);
+    }
+    return this.#lastId;
   }
 
   /** How many entries are held (up to twice `capacity` between two trims). */
@@ -212,7 +242,12 @@ export class RequestLog {
   subscribe(listener: Listener): () => void {
     this.#open = true;
     this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    this.#listening = [...this.#listeners];
+    return () => {
+      const had = this.#listeners.delete(listener);
+      this.#listening = [...this.#listeners];
+      return had;
+    };
   }
 
   /**

@@ -5,6 +5,7 @@
  * read as every path pattern reads them (./path.ts).
  * @module
  */
+import { upperMethod } from './call.js';
 import { patternSegment } from './path.js';
 
 /** What a match yields: the handler and the decoded path parameters. */
@@ -70,7 +71,8 @@ export class TrieRouter<H> implements Router<H> {
             return null;
           }
         }
-        const fixed = current.fixed.get(segment);
+        // A node with no fixed segment below it (a record's id) needs no lookup of the segment.
+        const fixed = current.fixed.size === 0 ? undefined : current.fixed.get(segment);
         if (fixed) {
           current = fixed;
         } else if (current.param) {
@@ -82,7 +84,7 @@ export class TrieRouter<H> implements Router<H> {
       }
       start = end + 1;
     }
-    const handler = current.handlers.get(method.toUpperCase());
+    const handler = current.handlers.get(upperMethod(method));
     return handler === undefined ? null : { handler, params };
   }
 }

@@ -28,7 +28,7 @@ function refused(refusal: ApiKeyRefusal): ApiError {
   return new ApiError(refusal.code, refusal.message);
 }
 
-const authenticate: Check<AppCall, AuthenticatedCall> = (call: AppCall) => {
+export const authenticate: Check<AppCall, AuthenticatedCall> = (call: AppCall) => {
   const { platform } = call;
   const token = readApiKey(call.headers.get('authorization'), platform.settings.environment);
   if (typeof token !== 'string') throw refused(token);
@@ -58,7 +58,7 @@ function helpersOnlyInSandbox(call: AppCall): string {
   return helper && call.platform.settings.environment === 'production' ? ': the test helpers exist only in the sandbox (sk_test_ keys), not in production' : '';
 }
 
-const route: Check<AuthenticatedCall, RoutedCall> = (call: AuthenticatedCall) => {
+export const route: Check<AuthenticatedCall, RoutedCall> = (call: AuthenticatedCall) => {
   const match = call.match(call.method, call.path);
   if (!match) throw new ApiError('not_found', `No route for ${call.method} ${call.path}${helpersOnlyInSandbox(call)}.`);
   call.routed(match.handler, match.params);
@@ -70,7 +70,7 @@ const route: Check<AuthenticatedCall, RoutedCall> = (call: AuthenticatedCall) =>
   return incoming.text().then((text) => withBody(routed, text));
 };
 
-const authorize: Check<RoutedCall> = (call) => {
+export const authorize: Check<RoutedCall> = (call) => {
   const { capability } = call.route;
   if (!call.key.capabilities.includes(capability)) {
     throw new ApiError('missing_capability', `This API key lacks the capability ${capability}.`, { capability });
@@ -148,6 +148,12 @@ function answerOf(reply: Reply): Answer {
   return answer;
 }
 
+// A read's answer: nothing stores it, so its version is not noted (a WeakMap entry a request).
+function readAnswerOf(reply: Reply): Answer {
+  if (reply.status === 204) return { status: 204, body: null, headers: {} };
+  return { status: reply.status, body: reply.text ?? JSON.stringify(reply.body), headers: { 'content-type': 'application/json' } };
+}
+
 // Not an async function: a handler that answers at once (most do) is answered at once.
 const execute: Stage<ValidatedCall> = (call) => {
   const { input } = call;
@@ -161,8 +167,50 @@ const execute: Stage<ValidatedCall> = (call) => {
     query: input.query,
     body: input.body,
   });
-  return reply instanceof Promise ? reply.then(answerOf) : answerOf(reply);
+  // Only a mutation's answer is stored by the idempotency stage (and its version noted for it).
+  const of = isMutation(call.method) ? answerOf : readAnswerOf;
+  return reply instanceof Promise ? reply.then(of) : of(reply);
 };
+
+/** Where {@link inOrder} goes on in the app's runner: at the named stage (`past`: at the one after it, where the loop would go on), with the stages in force then. */
+export type Resume = (call: AppCall, stage: 'route' | 'authorize' | 'idempotency', past?: boolean) => Answer | Promise<Answer>;
+
+/**
+ * The stages above in their order, without the runner's loop, for a call that no plugin stage or
+ * middleware sees (every inserted stage idle: the app decides, `App.answer`): the same checks in
+ * the same order, throwing what they throw. A read of one record (no query, no body schema, no
+ * precheck, not rate limited, a path of one id that passes the id's pattern or no parameters) is
+ * validated and executed straight, what `validate`, `rate_limit` and `execute` would do with it;
+ * anything else goes on in the runner (`resume`) at the stage it has reached. `quiet` says whether
+ * every inserted stage is still idle (asked again after `authorize`, where the first of them
+ * after `authenticate` stands).
+ */
+export function inOrder(call: AppCall, resume: Resume, quiet: () => boolean): Answer | Promise<Answer> {
+  authenticate(call);
+  expireIdempotency(call as AuthenticatedCall);
+  const handed = route(call as AuthenticatedCall);
+  if (handed !== call) return Promise.resolve(handed).then(() => resume(call, 'route', true));
+  const routed: RoutedCall = handed;
+  authorize(routed);
+  // An event listener run by `authenticate`'s due timers may have put a fault plan in force: the
+  // runner would see it at the fault stage after `authorize`, and so it does.
+  if (!quiet()) return resume(routed, 'authorize', true);
+  // A mutation: the idempotency stage (a replay answers there), then the runner after it, as its `next` in the loop.
+  if (isMutation(routed.method)) return idempotency(routed, () => resume(routed, 'idempotency', true));
+  const def = routed.route;
+  if (routed.search !== '' || def.query !== undefined || def.body !== undefined || def.precheck !== undefined || def.rateLimited === true) return resume(routed, 'authorize', true);
+  let params: unknown;
+  if (def.params === undefined) params = routed.params;
+  else if (def.params === IdParams && isUuid(routed.params['id'])) params = { id: routed.params['id'] };
+  else return resume(routed, 'authorize', true);
+  routed.validated({ params, query: {}, body: {} });
+  return execute(routed as ValidatedCall, unreachable);
+}
+
+// `execute` is the last stage: it never calls on.
+function unreachable(): never {
+  throw new ApiError('not_found', 'No route.');
+}
 
 /** The stages in order. */
 export const STAGES: readonly NamedStage[] = Pipeline.start()

@@ -13,7 +13,7 @@
 import { type IncomingMessage, STATUS_CODES, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { type Answer, type ApartAnswer, type ErrorEnvelope, type Incoming, addHeader, envelopeAnswer, incomingOfParts, targetParts } from '../../sandbox/http/call.js';
+import { type Answer, type ApartAnswer, type ErrorEnvelope, type Incoming, addHeader, envelopeAnswer, incomingOfParts, targetParts, upperMethod } from '../../sandbox/http/call.js';
 import { newRequestId } from '../../sandbox/http/request-id.js';
 import { type Arrival, type RequestLog, logPath } from '../../sandbox/http/request-log.js';
 import { TENANTS_MAX_BODY } from '../../sandbox/http/routes/test-helpers.js';
@@ -268,33 +268,45 @@ const REQUEST_ID = 'x-request-id';
 
 /** Writes an answer to a Node response: the one writer of every answer the server gives over a `ServerResponse`. */
 export function writeAnswer(res: ServerResponse, answer: Answer, options: WriteOptions = {}): void {
+  writeParts(res, answer, options.head === true, options.close === true, options.extra ?? null, options.method, options.drain ?? null, options.requestId);
+}
+
+// writeAnswer with its options as arguments: the listener's path (no options object an answer).
+function writeParts(
+  res: ServerResponse,
+  answer: Answer,
+  head: boolean,
+  close: boolean,
+  extra: Record<string, string> | null,
+  method: string | undefined,
+  drain: IncomingMessage | null,
+  requestId: string | undefined,
+): void {
   let body = answer.body;
-  if (body !== null && options.method !== undefined && FORBIDDEN_METHODS.has(options.method)) body = body.replace(`No route for ${STAND_IN_METHOD} `, `No route for ${options.method} `);
+  if (body !== null && method !== undefined && FORBIDDEN_METHODS.has(method)) body = body.replace(`No route for ${STAND_IN_METHOD} `, `No route for ${method} `);
   // One flat list of names and values, as Node's `writeHead` takes it: no copy of the answer's
   // headers into a new object. The answer's own headers win over the extra ones (a preflight's
   // `vary` names more than `Origin`), in the order an object spread of the two would give.
   const own = answer.headers;
   const list: string[] = [];
-  const extra = options.extra;
-  const requestId = options.requestId;
   if (extra) for (const name in extra) list.push(name, own[name] ?? (name === REQUEST_ID ? requestId : undefined) ?? (extra[name] as string));
   if (requestId !== undefined && extra?.[REQUEST_ID] === undefined) list.push(REQUEST_ID, own[REQUEST_ID] ?? requestId);
   for (const name in own) {
     if (extra?.[name] !== undefined || (requestId !== undefined && name === REQUEST_ID)) continue;
-    if ((name === 'content-length' && body !== null) || (name === 'connection' && options.close === true)) continue;
+    if ((name === 'content-length' && body !== null) || (name === 'connection' && close)) continue;
     list.push(name, own[name] as string);
   }
   if (body !== null) list.push('content-length', String(Buffer.byteLength(body)));
-  if (options.close === true) list.push('connection', 'close');
+  if (close) list.push('connection', 'close');
   res.writeHead(answer.status, list);
-  const sent = options.head === true ? undefined : (body ?? undefined);
-  if (!options.drain) {
+  const sent = head ? undefined : (body ?? undefined);
+  if (!drain) {
     res.end(sent);
     return;
   }
   // The whole answer goes out now; the connection ends once the upload is drained.
   if (sent !== undefined) res.write(sent);
-  drainThenEnd(options.drain, res);
+  drainThenEnd(drain, res);
 }
 
 /**
@@ -357,14 +369,16 @@ export function createListener(sandbox: Dispatcher, options: ListenerOptions): (
     // Node already answered and closed the connection (a request timeout): nothing to add.
     else if (req.socket.destroyed) return;
     else {
-      writeAnswer(res, answer, {
-        head: method === 'HEAD',
-        close: how.close || options.closing?.() === true,
-        extra: origin !== undefined && cors.allows(origin) ? cors.responseHeaders(origin) : null,
+      writeParts(
+        res,
+        answer,
+        method === 'HEAD',
+        how.close || options.closing?.() === true,
+        origin !== undefined && cors.allows(origin) ? cors.responseHeaders(origin) : null,
         method,
-        drain: how.linger ? req : null,
-        requestId: how.own ? undefined : (answer as ApartAnswer).requestId,
-      });
+        how.linger ? req : null,
+        how.own ? undefined : (answer as ApartAnswer).requestId,
+      );
     }
     if (how.own) recordOwn(sandbox.requests, { method, path: logPath(req.url), status: answer.status, requestId: answer.headers['x-request-id'] ?? '-', arrived });
   };
@@ -407,7 +421,7 @@ export function createListener(sandbox: Dispatcher, options: ListenerOptions): (
   return (req, res) => {
     const arrived = performance.now();
     (req as Arrived)[ARRIVED] = arrived;
-    const method = (req.method ?? 'GET').toUpperCase();
+    const method = upperMethod(req.method ?? 'GET');
     const headers = headersOf(req);
     // Headers `Headers` refuses are refused after a preflight is answered (with Node's reading of `Origin`).
     const origin = headers === null ? req.headers.origin : headers.get('origin');

@@ -92,7 +92,18 @@ function urlHost(host: string): string {
 
 /** One stderr line of the request log: `POST /v1/users 201 3.1ms req_...`. */
 export function formatLog(entry: RequestLogEntry): string {
-  return `${entry.method} ${entry.path} ${entry.status} ${entry.latency_ms.toFixed(1)}ms ${entry.request_id}`;
+  return `${entry.method} ${entry.path} ${entry.status} ${tenths(entry.latency_ms)}ms ${entry.request_id}`;
+}
+
+/**
+ * `ms.toFixed(1)` of a latency the log rounded to a tenth (a whole number of tenths, at least 0),
+ * without `toFixed` (a line a request); anything else goes through `toFixed`.
+ */
+export function tenths(ms: number): string {
+  const t = Math.round(ms * 10);
+  if (!(t >= 0 && t < 1e15) || t / 10 !== ms) return ms.toFixed(1);
+  const whole = Math.floor(t / 10);
+  return `${whole}.${t - whole * 10}`;
 }
 
 function tlsMaterial(tls: ServerOptions['tls'], host: string): Promise<TlsMaterial | null> {
