@@ -31,6 +31,7 @@ const OTHER_TOOLS: Record<string, string> = {
   '--current': 'bench/new-user.ts',
   '--top': 'bench/server.ts',
   '--phases': 'bench/soak.ts',
+  '--client': 'bench/soak.ts',
   '--dry-run': 'wrangler deploy',
 };
 
