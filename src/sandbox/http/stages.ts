@@ -140,18 +140,17 @@ const validateInput: Check<RoutedCall, ValidatedCall> = (call: RoutedCall) => {
   return call;
 };
 
-function answerOf(reply: Reply): Answer {
-  if (reply.status === 204) return { status: 204, body: null, headers: {} };
-  const answer: Answer = { status: reply.status, body: reply.text ?? JSON.stringify(reply.body), headers: { 'content-type': 'application/json' } };
-  // A record's answer: the idempotency stage keeps its version, not the text (core/versions.ts).
-  if (reply.compact !== undefined) noteCompact(answer, reply.compact);
-  return answer;
-}
-
 // A read's answer: nothing stores it, so its version is not noted (a WeakMap entry a request).
 function readAnswerOf(reply: Reply): Answer {
   if (reply.status === 204) return { status: 204, body: null, headers: {} };
   return { status: reply.status, body: reply.text ?? JSON.stringify(reply.body), headers: { 'content-type': 'application/json' } };
+}
+
+function answerOf(reply: Reply): Answer {
+  const answer = readAnswerOf(reply);
+  // A record's answer: the idempotency stage keeps its version, not the text (core/versions.ts).
+  if (answer.body !== null && reply.compact !== undefined) noteCompact(answer, reply.compact);
+  return answer;
 }
 
 // Not an async function: a handler that answers at once (most do) is answered at once.
