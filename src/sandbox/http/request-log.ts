@@ -156,9 +156,9 @@ type KeptIds = string | string[] | null;
 /**
  * A bounded request log with listeners and feeds. Open, recording costs writing one slot of a
  * ring of the latest `capacity` entries, kept as columns: a kept entry is no object of its own
- * (an object a request that lived for a thousand requests was copied and promoted by the young
- * generation's collections: 1.2 us a GET in `serve`, docs/performance.md). An entry object is
- * built for the listeners, and for a reader of {@link RequestLog.recent}.
+ * (an entry object a request, kept for a thousand requests or more, was copied and promoted by
+ * the young generation's collections: 1.2 us a GET in `serve`, docs/performance.md). An entry
+ * object is built for the listeners, and for a reader of {@link RequestLog.recent}.
  */
 export class RequestLog {
   #count = 0;
