@@ -80,6 +80,24 @@ export interface FeedAccess {
 
 type Listener = (entry: RequestLogEntry) => void;
 
+/**
+ * A listener of an entry's fields as arguments ({@link RequestLog.subscribeFields}): the
+ * entry's time, request id, tenant, method, path, status, latency, replay flag, fault and
+ * object ids, in the order of {@link RequestLogEntry}.
+ */
+export type FieldListener = (
+  at: string,
+  requestId: string,
+  tenantId: string | null,
+  method: string,
+  path: string,
+  status: number,
+  latencyMs: number,
+  replayed: boolean,
+  fault: string | null,
+  objectIds: readonly string[],
+) => void;
+
 /** Answered requests kept by default (`requestLogSize`, `serve --request-log-size`). */
 export const REQUEST_LOG_SIZE = 1000;
 
@@ -118,11 +136,21 @@ export function logPath(target: string | undefined): string {
   return path.replace(/[\u0000-\u001f\u007f\s]/g, '?').slice(0, MAX_PATH);
 }
 
-// `toISOString` costs about as much as the rest of an entry: one string a millisecond.
+// `toISOString` costs about as much as the rest of an entry: one string a millisecond. The
+// millisecond is read off the monotonic clock the latency reads anyway (`performance.now()`),
+// anchored to the wall clock again once a second: a `Date.now()` each request was a tenth of a
+// microsecond of a GET in `serve` (docs/performance.md), and an entry's time stays within a second's
+// drift of the wall clock, which a clock step moves with it at the next anchoring.
 let isoMs = Number.NaN;
 let isoText = '';
-function isoNow(): string {
-  const ms = Date.now();
+let wallOffset = 0;
+let anchorUntil = Number.NEGATIVE_INFINITY;
+function isoAt(now: number): string {
+  if (now >= anchorUntil) {
+    wallOffset = Date.now() - now;
+    anchorUntil = now + 1000;
+  }
+  const ms = Math.floor(now + wallOffset);
   if (ms !== isoMs) {
     isoMs = ms;
     isoText = new Date(ms).toISOString();
@@ -178,6 +206,9 @@ export class RequestLog {
   readonly #listeners = new Set<Listener>();
   /** {@link RequestLog.#listeners} as an array, for the loop of every entry (rebuilt when they change). */
   #listening: Listener[] = [];
+  readonly #fieldListeners = new Set<FieldListener>();
+  /** {@link RequestLog.#fieldListeners} as an array (rebuilt when they change). */
+  #fieldListening: FieldListener[] = [];
   #lastBody: string | null = null;
   #lastId: string | null = null;
   readonly #feeds = new Set<EventSink>();
@@ -207,9 +238,10 @@ export class RequestLog {
 
   /** {@link add} with the fields as arguments (the app's path: no object to hand them in). */
   record(requestId: string, tenantId: string | null, method: string, path: string, status: number, arrived: number, replayed: boolean, fault: string | null, objectIds: string[]): void {
-    const at = isoNow();
+    const now = performance.now();
+    const at = isoAt(now);
     const kept = path.length > MAX_PATH ? path.slice(0, MAX_PATH) : path;
-    const latency = Math.round((performance.now() - arrived) * 10) / 10;
+    const latency = Math.round((now - arrived) * 10) / 10;
     const slots = this.#slots;
     if (slots > 0) {
       if (this.#statuses.length === 0) {
@@ -230,6 +262,14 @@ export class RequestLog {
       this.#objectIds[i] = objectIds.length === 0 ? null : objectIds.length === 1 ? (objectIds[0] as string) : objectIds;
     }
     this.#count++;
+    const fields = this.#fieldListening;
+    for (let i = 0; i < fields.length; i++) {
+      try {
+        (fields[i] as FieldListener)(at, requestId, tenantId, method, kept, status, latency, replayed, fault, objectIds);
+      } catch {
+        // As for an entry's listener below.
+      }
+    }
     const listeners = this.#listening;
     if (listeners.length === 0) return;
     const entry = entryOf(at, requestId, tenantId, method, kept, status, latency, replayed, fault, objectIds);
@@ -301,6 +341,23 @@ export class RequestLog {
     return () => {
       const had = this.#listeners.delete(listener);
       this.#listening = [...this.#listeners];
+      return had;
+    };
+  }
+
+  /**
+   * {@link subscribe} for a listener that takes the entry's fields as arguments (and opens the
+   * log): no entry object is built for it, so a listener that only formats a line (`serve`'s
+   * stderr) costs no allocation of its own. `objectIds` is the app's own array: read it, do not
+   * keep it. Returns the unsubscribe function.
+   */
+  subscribeFields(listener: FieldListener): () => void {
+    this.#open = true;
+    this.#fieldListeners.add(listener);
+    this.#fieldListening = [...this.#fieldListeners];
+    return () => {
+      const had = this.#fieldListeners.delete(listener);
+      this.#fieldListening = [...this.#fieldListeners];
       return had;
     };
   }

@@ -92,7 +92,12 @@ function urlHost(host: string): string {
 
 /** One stderr line of the request log: `POST /v1/users 201 3.1ms req_...`. */
 export function formatLog(entry: RequestLogEntry): string {
-  return `${entry.method} ${entry.path} ${entry.status} ${tenths(entry.latency_ms)}ms ${entry.request_id}`;
+  return logLine(entry.method, entry.path, entry.status, entry.latency_ms, entry.request_id);
+}
+
+/** {@link formatLog} from the fields (the request log's field listener: no entry object a request). */
+export function logLine(method: string, path: string, status: number, latencyMs: number, requestId: string): string {
+  return `${method} ${path} ${status} ${tenths(latencyMs)}ms ${requestId}`;
 }
 
 /**
@@ -142,7 +147,7 @@ export async function startServer(options: ServerOptions, log: (line: string) =>
   void sandbox.inspector;
   // The one request log: a line on stderr per answered request (reading it opens it).
   const requests = sandbox.requests;
-  requests.subscribe((entry) => log(formatLog(entry)));
+  requests.subscribeFields((_at, requestId, _tenant, method, path, status, latency) => log(logLine(method, path, status, latency, requestId)));
   // The origin is only known once listening (port 0); the listener reads it then.
   let origin = '';
   let closing: Promise<void> | null = null;
@@ -152,6 +157,7 @@ export async function startServer(options: ServerOptions, log: (line: string) =>
     },
     closing: () => closing !== null,
     cors,
+    strictParser: true,
   });
   // The feed's readers (docs/decisions.md): the control key reads every request (the
   // operator's); a tenant's live API key its own tenant's, so that no tenant sees another's ids.
@@ -174,6 +180,8 @@ export async function startServer(options: ServerOptions, log: (line: string) =>
   // (30 s by default, so a 10 s header limit bit after up to 40 s): check often enough that a
   // limit bites within a tenth of itself.
   const limits: http.ServerOptions = {
+    // Node's strict parser, whatever `--insecure-http-parser` says: the listener relies on it (strictParser).
+    insecureHTTPParser: false,
     headersTimeout: timeouts.headersMs,
     requestTimeout: timeouts.requestMs,
     keepAliveTimeout: timeouts.keepAliveMs,

@@ -73,4 +73,41 @@ describe('the request log as a ring of columns', () => {
     expect(log.recent()).toEqual([]);
     expect(told).toBe(1);
   });
+
+  it('hands field listeners the same fields as the entry, and stops after unsubscribing', () => {
+    const log = new RequestLog(3);
+    const entries: RequestLogEntry[] = [];
+    const fields: unknown[][] = [];
+    log.subscribe((e) => entries.push(e));
+    const off = log.subscribeFields((...args) => fields.push([...args.slice(0, 9), [...args[9]]]));
+    expect(log.recording).toBe(true);
+    for (let n = 0; n < 5; n++) record(log, n);
+    expect(fields).toEqual(entries.map((e) => [e.at, e.request_id, e.tenant_id, e.method, e.path, e.status, e.latency_ms, e.replayed, e.fault, e.object_ids]));
+    expect(off()).toBe(true);
+    record(log, 9);
+    expect(fields).toHaveLength(5);
+    expect(entries).toHaveLength(6);
+  });
+
+  it('a field listener that throws fails no request and leaves the others told', () => {
+    const log = new RequestLog(1);
+    let told = 0;
+    log.subscribeFields(() => {
+      throw new Error('a closed stream');
+    });
+    log.subscribe(() => told++);
+    expect(() => record(log, 1)).not.toThrow();
+    expect(told).toBe(1);
+  });
+
+  it("an entry's time is the wall clock's, to the millisecond, within the second it re-reads it", () => {
+    const log = new RequestLog(1);
+    const before = Date.now();
+    record(log, 1);
+    const after = Date.now();
+    const at = Date.parse((log.recent()[0] as RequestLogEntry).at);
+    // Anchored on the wall clock at most a second ago, then the monotonic clock: no drift to read in a test.
+    expect(at).toBeGreaterThanOrEqual(before - 1);
+    expect(at).toBeLessThanOrEqual(after + 1);
+  });
 });
