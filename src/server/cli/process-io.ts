@@ -4,7 +4,8 @@
  * lives, so that a runner is a function of its options and an `Io`.
  * @module
  */
-import { fstatSync } from 'node:fs';
+import { fstatSync, writeSync } from 'node:fs';
+import { isatty } from 'node:tty';
 import { processAlive } from '../process.js';
 import type { Io } from '../run/io.js';
 
@@ -46,15 +47,52 @@ function stopWithParent(stop: (why: string) => void): void {
 // answered request, and a write (a system call) each was about a tenth of a GET's own CPU
 // (bench/server.ts). A kill loses at most the lines of the turn it lands in; an exit writes them
 // first (`exit` below, and the process's `exit` event for any other way out).
-let pending: string[] = [];
+// The lines of this turn as one string (a rope V8 flattens once, at the write): no array to join.
+let pending = '';
 let flushing = false;
+
+/**
+ * Whether stderr is a file or a device other than a terminal (`2>log`, `2>/dev/null`, a spawn's
+ * `'ignore'`): Node writes those synchronously anyway (its `SyncWriteStream`), so the flush calls
+ * `writeSync` itself and skips the stream's machinery. A terminal, a pipe or a socket keeps
+ * `process.stderr` (asynchronous, with back-pressure).
+ */
+function stderrIsFile(): boolean {
+  try {
+    const stat = fstatSync(2);
+    return stat.isFile() || (stat.isCharacterDevice() && !isatty(2));
+  } catch {
+    return false;
+  }
+}
+
+let direct: boolean | undefined;
 
 function flushStderr(): void {
   flushing = false;
   if (pending.length === 0) return;
-  const lines = pending;
-  pending = [];
-  process.stderr.write(`${lines.join('\n')}\n`);
+  const text = pending;
+  pending = '';
+  direct ??= stderrIsFile();
+  if (direct) {
+    try {
+      writeAll(text);
+      return;
+    } catch {
+      // A file that can no longer be written (a full disk): from now on the stream reports it, as Node would.
+      direct = false;
+    }
+  }
+  process.stderr.write(text);
+}
+
+function writeAll(text: string): void {
+  // Most turns: one write of the string (no Buffer of our own); a short write goes on from its bytes.
+  const written = writeSync(2, text);
+  if (written === Buffer.byteLength(text)) return;
+  const bytes = Buffer.from(text, 'utf8');
+  let offset = written;
+  while (offset < bytes.length) offset += writeSync(2, bytes, offset, bytes.length - offset);
 }
 
 process.on('exit', flushStderr);
@@ -63,7 +101,7 @@ process.on('exit', flushStderr);
 export const processIo: Io = {
   stdout: (line) => void process.stdout.write(`${line}\n`),
   stderr(line) {
-    pending.push(line);
+    pending += `${line}\n`;
     if (!flushing) {
       flushing = true;
       setImmediate(flushStderr);
