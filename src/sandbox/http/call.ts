@@ -282,13 +282,21 @@ function isHeaderValue(value: string): boolean {
  */
 export function addHeader(headers: Map<string, string>, name: string, value: string): boolean {
   if (!isHeaderName(name) || !isHeaderValue(value)) return false;
+  joinHeader(headers, name, value);
+  return true;
+}
+
+/**
+ * {@link addHeader} for a name and value already checked (a host whose parser refused what
+ * `Headers` would): the name in lower case, the value trimmed, a repeated name joined with `, `.
+ */
+export function joinHeader(headers: Map<string, string>, name: string, value: string): void {
   const n = value.length;
   // Most values have nothing around them: no regular expression for those.
   if (n > 0 && (value.charCodeAt(0) <= 32 || value.charCodeAt(n - 1) <= 32)) value = value.replace(/^[\t ]+|[\t ]+$/g, '');
   const key = name.toLowerCase();
   const previous = headers.get(key);
   headers.set(key, previous === undefined ? value : `${previous}, ${value}`);
-  return true;
 }
 
 /**

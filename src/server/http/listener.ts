@@ -13,7 +13,7 @@
 import { type IncomingMessage, STATUS_CODES, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { type Answer, type ApartAnswer, type ErrorEnvelope, type Incoming, addHeader, envelopeAnswer, incomingOfParts, targetParts, upperMethod } from '../../sandbox/http/call.js';
+import { type Answer, type ApartAnswer, type ErrorEnvelope, type Incoming, addHeader, envelopeAnswer, incomingOfParts, joinHeader, targetParts, upperMethod } from '../../sandbox/http/call.js';
 import { newRequestId } from '../../sandbox/http/request-id.js';
 import { type Arrival, type RequestLog, logPath } from '../../sandbox/http/request-log.js';
 import { TENANTS_MAX_BODY } from '../../sandbox/http/routes/test-helpers.js';
@@ -35,6 +35,12 @@ export interface ListenerOptions {
   closing?: () => boolean;
   /** Which browser origins may call the server (default: loopback origins only). */
   cors?: CorsPolicy;
+  /**
+   * The server's HTTP parser is Node's strict one (`insecureHTTPParser: false`, as
+   * {@link startServer} creates it): it refuses every header name and value `Headers` would, so
+   * the listener does not check them again. Leave it unset for a server that may be lenient.
+   */
+  strictParser?: boolean;
 }
 
 /**
@@ -178,6 +184,18 @@ function headersOf(req: IncomingMessage): Map<string, string> | null {
 }
 
 /**
+ * {@link headersOf} behind Node's strict parser, which has refused every name and value `Headers`
+ * would (test/server/http/strict-parser.test.ts holds the two rules equal, byte by byte): the
+ * names lower-cased, the values trimmed and joined, nothing checked again.
+ */
+function checkedHeadersOf(req: IncomingMessage): Map<string, string> {
+  const headers = new Map<string, string>();
+  const raw = req.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) joinHeader(headers, raw[i] as string, raw[i + 1] as string);
+  return headers;
+}
+
+/**
  * The answer of a request the sandbox answers: its headers checked (`null`: refused as `Headers`
  * refuses them), then the sandbox asked. Synchronous when there is no body to read (a GET) and
  * the sandbox answers at once: no promise on that path. With a body, `undefined`: `withBody`
@@ -271,6 +289,18 @@ export function writeAnswer(res: ServerResponse, answer: Answer, options: WriteO
   writeParts(res, answer, options.head === true, options.close === true, options.extra ?? null, options.method, options.drain ?? null, options.requestId);
 }
 
+// The last body's content-length: a read of a record that did not change and a replay answer the
+// very same string (the kept JSON of its version) again and again.
+let lastBody: string | null = null;
+let lastLength = '';
+function contentLength(body: string): string {
+  if (body !== lastBody) {
+    lastBody = body;
+    lastLength = String(Buffer.byteLength(body));
+  }
+  return lastLength;
+}
+
 // writeAnswer with its options as arguments: the listener's path (no options object an answer).
 function writeParts(
   res: ServerResponse,
@@ -296,7 +326,7 @@ function writeParts(
     if ((name === 'content-length' && body !== null) || (name === 'connection' && close)) continue;
     list.push(name, own[name] as string);
   }
-  if (body !== null) list.push('content-length', String(Buffer.byteLength(body)));
+  if (body !== null) list.push('content-length', contentLength(body));
   if (close) list.push('connection', 'close');
   res.writeHead(answer.status, list);
   const sent = head ? undefined : (body ?? undefined);
@@ -342,6 +372,7 @@ type Arrived = IncomingMessage & { [ARRIVED]?: number };
 /** The `http.Server` request listener over a sandbox. */
 export function createListener(sandbox: Dispatcher, options: ListenerOptions): (req: IncomingMessage, res: ServerResponse) => void {
   const cors = options.cors ?? new CorsPolicy();
+  const strict = options.strictParser === true;
 
   // The one error branch: a refused request, a closed sandbox, anything unexpected.
   const failure = (error: unknown): Reply => {
@@ -422,7 +453,7 @@ export function createListener(sandbox: Dispatcher, options: ListenerOptions): (
     const arrived = performance.now();
     (req as Arrived)[ARRIVED] = arrived;
     const method = upperMethod(req.method ?? 'GET');
-    const headers = headersOf(req);
+    const headers = strict ? checkedHeadersOf(req) : headersOf(req);
     // Headers `Headers` refuses are refused after a preflight is answered (with Node's reading of `Origin`).
     const origin = headers === null ? req.headers.origin : headers.get('origin');
     let pending: Reply | Answer | Promise<Answer> | undefined;
