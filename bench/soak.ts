@@ -92,8 +92,6 @@ export interface SoakWindow {
   errors: number;
   /** The server process's CPU time per lifecycle in the window, in ms (/proc/PID/stat). */
   serverCpuMs: number;
-  /** Of which its main thread's (/proc/PID/task/PID/stat): what answers requests, where `--data` commits on a thread of its own. */
-  mainThreadCpuMs: number;
   /** The load generator's CPU time per lifecycle, in ms (this process's with `--client`). */
   generatorCpuMs: number;
 }
@@ -147,9 +145,9 @@ function procStatus(pid: number): { rssMb: number; peakRssMb: number } {
 
 const TICK_MS = 10; // USER_HZ is 100 on Linux
 
-/** The process's user + system CPU time in ms (/proc/PID/stat, fields 14 and 15); `thread`: its main thread's alone. */
-function cpuMs(pid: number, thread = false): number {
-  const stat = readFileSync(thread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8');
+/** The process's user + system CPU time in ms (/proc/PID/stat, fields 14 and 15). */
+function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
 }
@@ -254,10 +252,8 @@ async function window(server: Server, load: Load, options: SoakOptions, at: numb
   const pid = server.process.pid as number;
   const written0 = writtenBytes(pid);
   const cpu0 = cpuMs(pid);
-  const main0 = cpuMs(pid, true);
   const round = await load.run(server, options.window * 1000);
   const serverCpu = cpuMs(pid) - cpu0;
-  const mainCpu = cpuMs(pid, true) - main0;
   const latencies = round.latencies.sort((a, b) => a - b);
   const q = (p: number): number => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? 0;
   const written = writtenBytes(pid) - written0;
@@ -280,7 +276,6 @@ async function window(server: Server, load: Load, options: SoakOptions, at: numb
     requests: latencies.length,
     errors: round.errors,
     serverCpuMs: per(serverCpu),
-    mainThreadCpuMs: per(mainCpu),
     generatorCpuMs: per(round.cpuMs),
   };
 }
@@ -347,7 +342,7 @@ const f2 = (n: number): string => n.toFixed(2);
 function print(w: SoakWindow): void {
   const folder = w.folderMb === null ? '-' : `${f1(w.folderMb)} MB`;
   console.log(
-    `${w.build === 'baseline' ? 'base ' : ''}${w.server.padEnd(6)} ${String(Math.round(w.at)).padStart(5)} s  ${f1(w.perSecond).padStart(6)} lifecycles/s  CPU/lifecycle server ${f2(w.serverCpuMs)} ms (main thread ${f2(w.mainThreadCpuMs)}), load ${f2(w.generatorCpuMs)} ms  p50 ${f1(w.p50)} / p99 ${f1(w.p99)} / max ${f1(w.max)} ms  RSS ${Math.round(w.rssMb)} MB (peak ${Math.round(w.peakRssMb)})  folder ${folder}  ${Math.round(w.writtenPerRequest)} B written/request${w.errors > 0 ? `  ${w.errors} errors` : ''}`,
+    `${w.build === 'baseline' ? 'base ' : ''}${w.server.padEnd(6)} ${String(Math.round(w.at)).padStart(5)} s  ${f1(w.perSecond).padStart(6)} lifecycles/s  CPU/lifecycle server ${f2(w.serverCpuMs)} ms, load ${f2(w.generatorCpuMs)} ms  p50 ${f1(w.p50)} / p99 ${f1(w.p99)} / max ${f1(w.max)} ms  RSS ${Math.round(w.rssMb)} MB (peak ${Math.round(w.peakRssMb)})  folder ${folder}  ${Math.round(w.writtenPerRequest)} B written/request${w.errors > 0 ? `  ${w.errors} errors` : ''}`,
   );
 }
 
@@ -401,16 +396,16 @@ export async function run(options: SoakOptions = optionsFrom(process.argv)): Pro
       print(w);
     }
     // The whole of each server's windows: the figure a measurement from outside takes.
-    const mean = (server: SoakWindow['server'], field: 'perSecond' | 'serverCpuMs' | 'mainThreadCpuMs' | 'generatorCpuMs', baseline = false): number => {
+    const mean = (server: SoakWindow['server'], field: 'perSecond' | 'serverCpuMs' | 'generatorCpuMs', baseline = false): number => {
       const of = windows.filter((w) => w.server === server && (w.build === 'baseline') === baseline);
       return of.reduce((n, w) => n + w[field], 0) / of.length;
     };
     for (const baseline of base.length === 0 ? [false] : [false, true]) {
-      const m = (server: SoakWindow['server'], field: 'perSecond' | 'serverCpuMs' | 'mainThreadCpuMs' | 'generatorCpuMs'): number => mean(server, field, baseline);
+      const m = (server: SoakWindow['server'], field: 'perSecond' | 'serverCpuMs' | 'generatorCpuMs'): number => mean(server, field, baseline);
       const of = baseline ? 'baseline: ' : '';
       console.log(`${of}--data / memory-only over all their windows: ${f1(m('data', 'perSecond'))} / ${f1(m('memory', 'perSecond'))} lifecycles/s = x${(m('data', 'perSecond') / m('memory', 'perSecond')).toFixed(2)}`);
       console.log(
-        `${of}CPU per lifecycle: memory-only server ${f2(m('memory', 'serverCpuMs'))} ms, --data server ${f2(m('data', 'serverCpuMs'))} ms (memory / data x${(m('memory', 'serverCpuMs') / m('data', 'serverCpuMs')).toFixed(2)}); main threads ${f2(m('memory', 'mainThreadCpuMs'))} and ${f2(m('data', 'mainThreadCpuMs'))} ms (x${(m('memory', 'mainThreadCpuMs') / m('data', 'mainThreadCpuMs')).toFixed(2)}); the load ${f2(m('memory', 'generatorCpuMs'))} ms (memory-only windows), ${f2(m('data', 'generatorCpuMs'))} ms (--data windows)`,
+        `${of}CPU per lifecycle: memory-only server ${f2(m('memory', 'serverCpuMs'))} ms, --data server ${f2(m('data', 'serverCpuMs'))} ms (memory / data x${(m('memory', 'serverCpuMs') / m('data', 'serverCpuMs')).toFixed(2)}); the load ${f2(m('memory', 'generatorCpuMs'))} ms (memory-only windows), ${f2(m('data', 'generatorCpuMs'))} ms (--data windows)`,
       );
     }
     if (base.length > 0) {

@@ -142,12 +142,6 @@ class GuardedStorage implements SandboxStorage {
   commit(changes: Parameters<SandboxStorage['commit']>[0]): void {
     this.storage.commit(changes);
   }
-  get commitLater(): SandboxStorage['commitLater'] {
-    return this.storage.commitLater;
-  }
-  settle(): void {
-    this.storage.settle?.();
-  }
   idempotency(tenantId: string, key: string, after: number, startedAt?: number): ReturnType<SandboxStorage['idempotency']> {
     return this.#read(tenantId, () => this.storage.idempotency(tenantId, key, after, startedAt));
   }
@@ -192,8 +186,6 @@ export class Persistence implements TenantSource {
   readonly #dirty = new Set<TenantState>();
   #batch: Batch = { captures: [], tenants: new Set(), waiters: [] };
   #scheduled = false;
-  /** A batch handed to the storage's writer thread and not committed yet (at most one: the next waits, growing). */
-  #inFlight = false;
   /** What was last written of each platform value. */
   readonly #meta = new Map<string, string>();
   #tenantCount = 0;
@@ -472,75 +464,27 @@ export class Persistence implements TenantSource {
     this.#scheduled = true;
     const run = (): void => {
       this.#scheduled = false;
-      if (this.#storage.commitLater !== undefined) this.#flushLater();
-      else this.#flush();
+      this.#flush();
     };
     if (this.#options.defer) this.#options.defer(run);
     else realSetTimeout(run, 0);
   }
 
-  /** Takes the batch to write, and the platform values that changed; `null` when there is nothing to write (its waiters are told). */
-  #takeBatch(): { batch: Batch; meta: Array<[string, string]> } | null {
+  /** Writes the batch (and the platform values that changed) in one transaction. */
+  #flush(): void {
     this.#capture();
     const batch = this.#batch;
     this.#batch = { captures: [], tenants: new Set(), waiters: [] };
     const meta = this.#metaChanges();
     if (batch.captures.length === 0 && meta.length === 0) {
       for (const w of batch.waiters) w.resolve();
-      return null;
+      return;
     }
     const random = JSON.stringify(this.#platform.random.state);
     if (random !== this.#meta.get('random')) meta.push(['random', random]);
-    return { batch, meta };
-  }
-
-  /** Writes the batch (and the platform values that changed) in one transaction, now (after any batch on the writer thread). */
-  #flush(): void {
-    this.#storage.settle?.();
-    const taken = this.#takeBatch();
-    if (taken === null) return;
-    const { batch, meta } = taken;
     try {
       this.#storage.commit({ meta, tenants: batch.captures.map((c) => c.changes) });
     } catch (error) {
-      this.#committed(batch, meta, error);
-      return;
-    }
-    this.#committed(batch, meta, null);
-  }
-
-  /**
-   * {@link #flush} on the storage's writer thread: the batch is handed over and this thread goes
-   * on answering; its answers leave once it committed. One batch at a time: what is answered
-   * meanwhile joins the next, handed over when this one is done (a larger group commit).
-   */
-  #flushLater(): void {
-    if (this.#inFlight) return;
-    const taken = this.#takeBatch();
-    if (taken === null) return;
-    const { batch, meta } = taken;
-    this.#inFlight = true;
-    (this.#storage.commitLater as NonNullable<SandboxStorage['commitLater']>)({ meta, tenants: batch.captures.map((c) => c.changes) }, (error) => {
-      this.#inFlight = false;
-      if (error !== null) {
-        // What was captured meanwhile was captured over what failed: none of it may be written
-        // (its tenants leave memory with the rest, #failed), and its answers fail as the batch's.
-        const next = this.#batch;
-        this.#batch = { captures: [], tenants: new Set(), waiters: [] };
-        this.#committed(batch, meta, error);
-        for (const w of next.waiters) w.reject(unavailable());
-        return;
-      }
-      this.#committed(batch, meta, null);
-      // Answers that came while it was written wait in the next batch, handed over after the turns
-      // of `defer` like any (handed over at once, the batches were smaller: x0.52 against x0.59).
-      if (this.#batch.waiters.length > 0 || this.#batch.captures.length > 0 || this.#dirty.size > 0) this.#schedule();
-    });
-  }
-
-  /** A batch's transaction committed (`error` null) or failed: its captures are written, its answers leave or fail. */
-  #committed(batch: Batch, meta: Array<[string, string]>, error: unknown): void {
-    if (error !== null) {
       this.#failed(error);
       for (const w of batch.waiters) w.reject(unavailable());
       return;

@@ -220,24 +220,18 @@ export class StoredIdempotency implements IdempotencyStore {
     return false;
   }
 
-  /**
-   * Takes the answered records not taken yet: their rows, and what to call once those are written
-   * (the records stay readable here until then). Takes may overlap, each written on its own (a
-   * commit on another thread: the next capture takes while the last is being written).
-   */
-  take(): { rows: IdempotencyRow[]; written: () => void } {
+  /** Takes the answered records not taken yet (they stay readable here until {@link written}). */
+  take(): IdempotencyRow[] {
     const rows: IdempotencyRow[] = [];
-    const taken: IdempotencyRec[] = [];
     for (const rec of this.#live.values()) {
       if (rec.status === 0 || this.#taken.has(rec)) continue;
       this.#taken.add(rec);
-      taken.push(rec);
       // A row holds the full form (a snapshot's): the compact one's body is a version of a live
       // record, whose text the answer just built (kept by the platform: not serialized again).
       const full = rec.body instanceof Version ? { ...rec, body: this.textOf(rec.body) } : rec;
       rows.push({ key: rec.key, startedAt: rec.startedAt, data: JSON.stringify(idempotencyOut(full)) });
     }
-    return { rows, written: () => this.#written(taken) };
+    return rows;
   }
 
   /** Where expired records can be deleted from, at most once a minute of tenant time (`undefined`: not yet). */
@@ -247,16 +241,16 @@ export class StoredIdempotency implements IdempotencyStore {
     return this.#cutoff;
   }
 
-  /** The records of one take are written: storage holds them now. */
-  #written(taken: readonly IdempotencyRec[]): void {
+  /** The records taken are written: storage holds them now. */
+  written(): void {
     const recent = this.#recent;
-    for (const rec of taken) {
-      this.#taken.delete(rec);
+    for (const rec of this.#taken) {
       if (this.#live.get(rec.key) !== rec) continue;
       this.#live.delete(rec.key);
       recent.set(rec.key, rec);
       if (recent.size > RECENT_ANSWERS) recent.delete(recent.keys().next().value as string);
     }
+    this.#taken.clear();
   }
 }
 
@@ -300,15 +294,11 @@ export class StoredEventLog implements EventLog {
     return stored.concat(pending);
   }
 
-  /**
-   * Takes the events not taken yet: their rows, and what to call once those are written (they stay
-   * readable here until then). Takes are written in the order they were taken.
-   */
-  take(): { rows: EventRow[]; written: () => void } {
+  /** Takes the events not taken yet (they stay readable here until {@link written}). */
+  take(): EventRow[] {
     const rows = this.#pending.slice(this.#taken).map(([seq, e]) => ({ seq, data: this.#json(e) }));
-    const count = rows.length;
     this.#taken = this.#pending.length;
-    return { rows, written: () => this.#written(count) };
+    return rows;
   }
 
   /** The seq at or below which old events can be deleted (the log keeps `size`), when a batch of them is due. */
@@ -318,11 +308,10 @@ export class StoredEventLog implements EventLog {
     return this.#trimmedTo;
   }
 
-  /** The oldest `count` events taken are written. */
-  #written(count: number): void {
-    if (count === 0) return;
-    this.#pending = this.#pending.slice(count);
-    this.#taken -= count;
+  /** The events taken are written. */
+  written(): void {
+    this.#pending = this.#pending.slice(this.#taken);
+    this.#taken = 0;
   }
 }
 
@@ -476,9 +465,9 @@ export class TenantCodec {
     const idempotency = tenant.idempotency as StoredIdempotency;
     const events = tenant.events as StoredEventLog;
     const idem = idempotency.take();
-    if (idem.rows.length > 0) changes.idempotency = idem.rows;
+    if (idem.length > 0) changes.idempotency = idem;
     const evs = events.take();
-    if (evs.rows.length > 0) changes.events = evs.rows;
+    if (evs.length > 0) changes.events = evs;
     const stateValue: StoredTenantState = {
       clock: tenant.clock.state,
       rateWindows: [...tenant.rateWindows],
@@ -504,8 +493,8 @@ export class TenantCodec {
     return {
       changes,
       written() {
-        idem.written();
-        evs.written();
+        idempotency.written();
+        events.written();
       },
     };
   }

@@ -146,15 +146,6 @@ export interface SandboxStorage {
   /** Applies a change set in one transaction: all of it, or (throwing) nothing. */
   commit(changes: ChangeSet): void;
   /**
-   * {@link commit} on another thread (optional: a storage that has one): `done` is called, on
-   * this thread, once the transaction committed (`null`) or failed (the error), in the order the
-   * change sets were handed in. Every read, and {@link commit}, first waits for the change sets
-   * handed in before it ({@link settle}).
-   */
-  readonly commitLater?: ((changes: ChangeSet, done: (error: unknown) => void) => void) | undefined;
-  /** Waits, blocking, until every change set handed to {@link commitLater} is committed or failed, and calls their `done`s. */
-  settle?(): void;
-  /**
    * An idempotency record started after `after` (older ones are expired), or `null`. `startedAt`:
    * when the record of this key started, if the caller knows (one exact lookup instead of a search
    * of the tenant's unexpired keys).

@@ -58,20 +58,6 @@ export interface SqlDriver {
   run(sql: string, params?: readonly SqlValue[]): void;
   /** Runs `fn` (which runs statements) in one transaction: committed when it returns, rolled back when it throws (the error then goes on). */
   transaction(fn: () => void): void;
-  /**
-   * Commits on another connection, on another thread (optional; the Node server's writer,
-   * server/data/writer.ts): the stored sandbox then hands its change sets to it, and reads only
-   * once it has settled.
-   */
-  writer?: BackgroundWriter;
-}
-
-/** A connection on another thread that commits change sets in order ({@link applyChanges} in a transaction each). */
-export interface BackgroundWriter {
-  /** Hands a change set over; `done` is called on this thread once it committed (`null`) or failed. */
-  post(changes: ChangeSet, done: (error: unknown) => void): void;
-  /** Blocks until every change set handed over is committed or failed, and calls their `done`s. */
-  settle(): void;
 }
 
 /** The format mark of a sandbox database (`meta.format`). */
@@ -242,44 +228,6 @@ export function prepareSchema(driver: SqlDriver): { created: boolean; migratedFr
  * that fails throws a {@link StorageError} (`damaged` when SQLite says the file is, `read`
  * otherwise); a commit gives no API key secret to a second tenant.
  */
-function refuseWrite(message: string): never {
-  throw new StorageError('write', message);
-}
-
-/**
- * The statements of one change set over `db` (its caller runs them in one transaction). Written
- * without a free variable, its statements and tables handed in: the Node server's writer thread
- * runs this function's own source (server/data/writer.ts), so that both threads write alike.
- * `refuse` throws (a key whose secret another tenant holds: nothing is written).
- */
-export function applyChanges(db: Pick<SqlDriver, 'all' | 'run'>, changes: ChangeSet, sql: StatementTexts, tables: readonly string[], refuse: (message: string) => never): void {
-  if (changes.replace === true) for (const table of tables) db.run(`DELETE FROM ${table}`);
-  for (const [name, value] of changes.meta ?? []) db.run(sql.putMeta, [name, value]);
-  for (const t of changes.tenants ?? []) {
-    const id = t.id;
-    if (t.tenant) db.run(sql.putTenant, [id, t.tenant.created, t.tenant.state, t.tenant.wakeAt]);
-    for (const k of t.keys ?? []) {
-      if (db.all(sql.putKey, [k.secret, id, k.id, k.data]).length === 0) refuse(`the API key ${k.id} of tenant ${id} has the secret of another tenant's key; nothing was written`);
-    }
-    for (const r of t.removed ?? []) db.run(sql.dropRecord, [id, r.kind, r.seq]);
-    for (const r of t.records ?? []) db.run(sql.putRecord, [id, r.kind, r.seq, r.id, r.data]);
-    for (const u of t.usage ?? []) {
-      if (u.amount === null) db.run(sql.dropUsage, [id, u.bucket]);
-      else db.run(sql.putUsage, [id, u.bucket, u.amount]);
-    }
-    if (t.idempotencyUpTo !== undefined) db.run(sql.expireIdempotency, [id, t.idempotencyUpTo]);
-    for (const r of t.idempotency ?? []) db.run(sql.putIdempotency, [id, r.key, r.startedAt, r.data]);
-    if (t.eventsUpTo !== undefined) db.run(sql.trimEvents, [id, t.eventsUpTo]);
-    for (const e of t.events ?? []) db.run(sql.putEvent, [id, e.seq, e.data]);
-  }
-}
-
-/** The statements a change set runs ({@link applyChanges}), by name. */
-export type StatementTexts = Readonly<Record<'putMeta' | 'putTenant' | 'putKey' | 'dropRecord' | 'putRecord' | 'dropUsage' | 'putUsage' | 'expireIdempotency' | 'putIdempotency' | 'trimEvents' | 'putEvent', string>>;
-
-/** What the writer thread needs to run {@link applyChanges}: the statements and the tables. */
-export const WRITE_STATEMENTS: { sql: StatementTexts; tables: readonly string[] } = { sql: SQL, tables: TABLES };
-
 export class SqlStorage implements SandboxStorage {
   readonly #db: SqlDriver;
 
@@ -289,8 +237,6 @@ export class SqlStorage implements SandboxStorage {
 
   /** Runs a query, its failure as the port says it. */
   #all(sql: string, params?: readonly SqlValue[]): Array<Record<string, SqlValue>> {
-    // A read sees every change set handed to the writer thread before it.
-    this.#db.writer?.settle();
     try {
       return this.#db.all(sql, params);
     } catch (error) {
@@ -300,7 +246,6 @@ export class SqlStorage implements SandboxStorage {
 
   /** Runs a query of one row (the driver's `get` when it has one), its failure as the port says it. */
   #get(sql: string, params: readonly SqlValue[]): Record<string, SqlValue> | undefined {
-    this.#db.writer?.settle();
     try {
       const db = this.#db;
       return db.get === undefined ? db.all(sql, params)[0] : db.get(sql, params);
@@ -341,18 +286,29 @@ export class SqlStorage implements SandboxStorage {
 
   commit(changes: ChangeSet): void {
     const db = this.#db;
-    db.writer?.settle();
-    db.transaction(() => applyChanges(db, changes, SQL, TABLES, refuseWrite));
-  }
-
-  /** {@link commit} on the driver's writer thread, when it has one (SandboxStorage.commitLater). */
-  get commitLater(): ((changes: ChangeSet, done: (error: unknown) => void) => void) | undefined {
-    const writer = this.#db.writer;
-    return writer === undefined ? undefined : (changes, done) => writer.post(changes, done);
-  }
-
-  settle(): void {
-    this.#db.writer?.settle();
+    db.transaction(() => {
+      if (changes.replace === true) for (const table of TABLES) db.run(`DELETE FROM ${table}`);
+      for (const [name, value] of changes.meta ?? []) db.run(SQL.putMeta, [name, value]);
+      for (const t of changes.tenants ?? []) {
+        const id = t.id;
+        if (t.tenant) db.run(SQL.putTenant, [id, t.tenant.created, t.tenant.state, t.tenant.wakeAt]);
+        for (const k of t.keys ?? []) {
+          if (db.all(SQL.putKey, [k.secret, id, k.id, k.data]).length === 0) {
+            throw new StorageError('write', `the API key ${k.id} of tenant ${id} has the secret of another tenant's key; nothing was written`);
+          }
+        }
+        for (const r of t.removed ?? []) db.run(SQL.dropRecord, [id, r.kind, r.seq]);
+        for (const r of t.records ?? []) db.run(SQL.putRecord, [id, r.kind, r.seq, r.id, r.data]);
+        for (const u of t.usage ?? []) {
+          if (u.amount === null) db.run(SQL.dropUsage, [id, u.bucket]);
+          else db.run(SQL.putUsage, [id, u.bucket, u.amount]);
+        }
+        if (t.idempotencyUpTo !== undefined) db.run(SQL.expireIdempotency, [id, t.idempotencyUpTo]);
+        for (const r of t.idempotency ?? []) db.run(SQL.putIdempotency, [id, r.key, r.startedAt, r.data]);
+        if (t.eventsUpTo !== undefined) db.run(SQL.trimEvents, [id, t.eventsUpTo]);
+        for (const e of t.events ?? []) db.run(SQL.putEvent, [id, e.seq, e.data]);
+      }
+    });
   }
 
   idempotency(tenantId: string, key: string, after: number, startedAt?: number): IdempotencyRow | null {

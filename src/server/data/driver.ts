@@ -8,7 +8,7 @@
  */
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import type { BackgroundWriter, SqlDriver, SqlValue } from '../../sandbox/storage/sql.js';
+import type { SqlDriver, SqlValue } from '../../sandbox/storage/sql.js';
 
 /** The package the data folder needs, and the version range it is tested with. */
 export const SQLITE_PACKAGE = 'libsql';
@@ -70,8 +70,6 @@ export interface SqliteDatabase extends SqlDriver {
   /** Runs statements that answer nothing (pragmas, `BEGIN`): what only the server's own files need. */
   exec(sql: string): void;
   close(): void;
-  /** The writer thread's connection, once the server started it (server/data/writer.ts). */
-  writer?: BackgroundWriter;
 }
 
 /** Whether a SQLite error says the file is damaged (or not a database at all), not that it could not be reached. */
@@ -79,16 +77,6 @@ export { isDamage } from '../../sandbox/storage/sql.js';
 
 /** Pages of write-ahead log between two automatic checkpoints (docs/performance.md, issue 34 fourth pass). */
 const AUTOCHECKPOINT_PAGES = 8192;
-
-/**
- * The settings of a connection that commits (the main one, and the writer thread's): a commit is
- * in the kernel once `COMMIT` returns; a long burst must not leave a log of gigabytes behind
- * (emptied to 64 MiB after checkpoints); a checkpoint every 8,192 pages (32 MiB of log) instead of
- * SQLite's 1,000: the pages a busy server rewrites over and over (index leaves, the tables'
- * tails) are copied into the file once per checkpoint, and its two fsyncs come eight times less
- * often (issue 34).
- */
-export const WRITE_PRAGMAS: readonly string[] = ['PRAGMA synchronous = NORMAL', 'PRAGMA journal_size_limit = 67108864', `PRAGMA wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`];
 
 /**
  * Opens (creating) a SQLite database file. `configure()` then turns on the write-ahead log with
@@ -108,7 +96,13 @@ export function openSqlite(file: string): SqliteDatabase {
   return {
     configure() {
       prepared('PRAGMA journal_mode = WAL').all();
-      for (const pragma of WRITE_PRAGMAS) db.exec(pragma);
+      db.exec('PRAGMA synchronous = NORMAL');
+      // A long burst must not leave a log of gigabytes behind: emptied to this size after checkpoints.
+      db.exec('PRAGMA journal_size_limit = 67108864');
+      // A checkpoint every 8,192 pages (32 MiB of log) instead of SQLite's 1,000: the pages a busy
+      // server rewrites over and over (index leaves, the tables' tails) are copied into the file
+      // once per checkpoint, and its two fsyncs come eight times less often (issue 34).
+      db.exec(`PRAGMA wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
     },
     all: (sql, params = []) => prepared(sql).all(...params) as Array<Record<string, SqlValue>>,
     get: (sql, params = []) => prepared(sql).get(...params) as Record<string, SqlValue> | undefined,

@@ -21,8 +21,7 @@ import type { Persistence } from '../../sandbox/stored.js';
 import { type SqlDriver, checkSchema } from '../../sandbox/storage/sql.js';
 import { StorageError } from '../../sandbox/storage/port.js';
 import type { SandboxOptions, StoredSandboxOptions } from '../../sandbox/types.js';
-import { type SqliteDatabase, WRITE_PRAGMAS, inspectSqlite, isDamage, loadSqlite, openSqlite } from './driver.js';
-import { startWriter } from './writer.js';
+import { type SqliteDatabase, inspectSqlite, isDamage, loadSqlite, openSqlite } from './driver.js';
 import { DataError, DataFolder, describeFsError as describe } from './folder.js';
 import { LEGACY_JOURNAL, LEGACY_SNAPSHOT, type LegacyState, readLegacy } from './legacy.js';
 import { type FolderLock, LOCK, lock } from './lock.js';
@@ -71,13 +70,8 @@ export interface DataStoreOptions {
   idleMs?: number;
   /** At most this many tenants in memory (default 1,000). */
   maxTenants?: number;
-  /** Wraps the database's driver (tests simulate failing writes with it); commits then stay on the main thread. */
+  /** Wraps the database's driver (tests simulate failing writes with it). */
   wrapDriver?: (driver: SqlDriver) => SqlDriver;
-  /**
-   * Group commits on a thread of their own, with a connection of its own (server/data/writer.ts;
-   * default true, false without a wrapped driver's): the main thread answers meanwhile.
-   */
-  writerThread?: boolean;
   /**
    * Read every page at the start (`PRAGMA quick_check`) of a database of at most this many bytes
    * (default {@link FULL_CHECK_MAX_BYTES}); a larger one has its header, size and write-ahead log
@@ -303,8 +297,6 @@ export function openDataStore(dirArg: string, sandboxOptions: SandboxOptions, op
     const renamed = legacy !== null || leftovers ? renameMigrated([LEGACY_SNAPSHOT, LEGACY_JOURNAL].map((name) => path.join(dir, name))) : [];
     const migrated = legacy === null ? null : { entries: legacy.entries, tornBytes: legacy.tornBytes, renamed };
     const database = db;
-    const writer = threaded(options) ? startWriter(file, WRITE_PRAGMAS) : null;
-    if (writer !== null) database.writer = writer;
     let closed = false;
     return {
       sandbox,
@@ -318,10 +310,6 @@ export function openDataStore(dirArg: string, sandboxOptions: SandboxOptions, op
         closed = true;
         try {
           sandbox.persistence.close();
-          if (writer !== null) {
-            writer.close();
-            delete database.writer;
-          }
           database.checkpoint();
         } finally {
           database.close();
@@ -338,11 +326,6 @@ export function openDataStore(dirArg: string, sandboxOptions: SandboxOptions, op
   }
 }
 
-/** Whether group commits run on the writer thread (server/data/writer.ts): unless turned off, or the driver is wrapped. */
-function threaded(options: DataStoreOptions): boolean {
-  return options.wrapDriver === undefined && options.writerThread !== false;
-}
-
 /** The log line of a read that failed (told once per tenant): what failed, what still works, what to do. */
 export function readErrorLine(file: string, error: unknown, tenantId: string | null): string {
   const what = tenantId === null ? 'a lookup across tenants' : `tenant ${tenantId}`;
@@ -354,30 +337,22 @@ export function readErrorLine(file: string, error: unknown, tenantId: string | n
   return `pix-usdt-sandbox: cannot read ${what} from ${file} (${message}). The request answered 503 storage_unavailable; further failures of it are not logged.`;
 }
 
-/** Turns of the event loop a commit waits for more answers to share it (a group commit), on the main thread. */
+/** Turns of the event loop a commit waits for more answers to share it (a group commit). */
 const COMMIT_TURNS = 3;
-/**
- * The same with the writer thread: the answers that come while a batch is written already wait
- * for the next, so one turn groups enough (quiet-machine soaks, 20-30 s phases: x0.53-0.59 of
- * memory-only with one turn, x0.52-0.55 with two or three; docs/performance.md).
- */
-const THREADED_COMMIT_TURNS = 1;
 
 /**
- * Runs `fn` after `turns` turns of the event loop: the answers of those turns share one
- * transaction instead of one turn's, fewer `BEGIN`/`COMMIT`s and fewer pages of the write-ahead
- * log a lifecycle (the tables' tails and index leaves written once for more answers;
+ * Runs `fn` after {@link COMMIT_TURNS} turns of the event loop: the answers of three turns share
+ * one transaction instead of one turn's, fewer `BEGIN`/`COMMIT`s and fewer pages of the
+ * write-ahead log a lifecycle (the tables' tails and index leaves written once for more answers;
  * docs/performance.md, issue 34 round two). An answer still leaves only once its commit returned.
  */
-function afterTurns(turns: number): (fn: () => void) => void {
-  return (fn) => {
-    let left = turns;
-    const turn = (): void => {
-      if (--left > 0) setImmediate(turn);
-      else fn();
-    };
-    setImmediate(turn);
+function afterTurns(fn: () => void): void {
+  let left = COMMIT_TURNS;
+  const turn = (): void => {
+    if (--left > 0) setImmediate(turn);
+    else fn();
   };
+  setImmediate(turn);
 }
 
 /** The stored sandbox over the folder's database; an import of the old layout and its mark commit together in its first transaction. */
@@ -385,7 +360,7 @@ function openSandbox(db: SqliteDatabase, file: string, sandboxOptions: SandboxOp
   const log = options.log ?? (() => undefined);
   const stored: StoredSandboxOptions = {
     ...sandboxOptions,
-    defer: afterTurns(threaded(options) ? THREADED_COMMIT_TURNS : COMMIT_TURNS),
+    defer: afterTurns,
     onWriteError: (error) =>
       log(`pix-usdt-sandbox: cannot write ${file}: ${(error as Error).message}. Requests answer 503 storage_unavailable until a write succeeds; what was answered before is safe.`),
     onWriteRecovered: () => log(`pix-usdt-sandbox: writing ${file} works again`),
