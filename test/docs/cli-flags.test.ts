@@ -30,6 +30,7 @@ const OTHER_TOOLS: Record<string, string> = {
   '--baseline': 'bench/lifecycle.ts',
   '--current': 'bench/new-user.ts',
   '--top': 'bench/server.ts',
+  '--rounds': 'bench/server.ts',
   '--phases': 'bench/soak.ts',
   '--client': 'bench/soak.ts',
   '--dry-run': 'wrangler deploy',
