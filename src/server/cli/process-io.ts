@@ -74,25 +74,23 @@ function flushStderr(): void {
   const text = pending;
   pending = '';
   direct ??= stderrIsFile();
-  if (direct) {
-    try {
-      writeAll(text);
-      return;
-    } catch {
-      // A file that can no longer be written (a full disk): from now on the stream reports it, as Node would.
-      direct = false;
-    }
+  if (!direct) {
+    process.stderr.write(text);
+    return;
   }
-  process.stderr.write(text);
-}
-
-function writeAll(text: string): void {
   // Most turns: one write of the string (no Buffer of our own); a short write goes on from its bytes.
-  const written = writeSync(2, text);
-  if (written === Buffer.byteLength(text)) return;
-  const bytes = Buffer.from(text, 'utf8');
-  let offset = written;
-  while (offset < bytes.length) offset += writeSync(2, bytes, offset, bytes.length - offset);
+  let sent = 0;
+  try {
+    sent = writeSync(2, text);
+    if (sent === Buffer.byteLength(text)) return;
+    const bytes = Buffer.from(text, 'utf8');
+    while (sent < bytes.length) sent += writeSync(2, bytes, sent, bytes.length - sent);
+  } catch {
+    // A file that can no longer be written (a full disk): the rest, and every later line, through
+    // the stream, which reports it as Node would.
+    direct = false;
+    process.stderr.write(sent === 0 ? text : Buffer.from(text, 'utf8').subarray(sent));
+  }
 }
 
 process.on('exit', flushStderr);

@@ -3,7 +3,7 @@
  * (server/cli/process-io.ts), and every line arrives whole, in order, the last ones before exit.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -12,23 +12,42 @@ import { CLI, assertBuilt } from '../helpers.js';
 const dir = mkdtempSync(path.join(tmpdir(), 'pix-usdt-stderr-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe('serve with stderr on a file', () => {
-  it('writes every request line to the file, in order, and the last lines before it exits', async () => {
-    assertBuilt();
-    const file = path.join(dir, 'serve.log');
-    const fd = openSync(file, 'w');
-    const child = spawn(process.execPath, [CLI, 'serve', '--port', '0'], { stdio: ['pipe', 'pipe', fd] });
-    closeSync(fd);
-    let out = '';
-    const stdout = child.stdout as NodeJS.ReadableStream;
-    stdout.setEncoding('utf8');
-    const ready = await new Promise<{ url: string; api_key: string }>((resolve, reject) => {
-      stdout.on('data', (chunk: string | Buffer) => {
-        out += chunk;
-        if (out.includes('\n')) resolve(JSON.parse(out.split('\n')[0] as string) as { url: string; api_key: string });
-      });
-      child.once('exit', (code) => reject(new Error(`serve exited (${code}) before its ready line`)));
+/** Starts `serve` with stderr on `fd` and resolves with its ready line. */
+async function serveWithStderr(fd: number): Promise<{ child: ReturnType<typeof spawn>; ready: { url: string; api_key: string } }> {
+  assertBuilt();
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0'], { stdio: ['pipe', 'pipe', fd] });
+  closeSync(fd);
+  let out = '';
+  const stdout = child.stdout as NodeJS.ReadableStream;
+  stdout.setEncoding('utf8');
+  const ready = await new Promise<{ url: string; api_key: string }>((resolve, reject) => {
+    stdout.on('data', (chunk: string | Buffer) => {
+      out += chunk;
+      if (out.includes('\n')) resolve(JSON.parse(out.split('\n')[0] as string) as { url: string; api_key: string });
     });
+    child.once('exit', (code) => reject(new Error(`serve exited (${code}) before its ready line`)));
+  });
+  return { child, ready };
+}
+
+describe('serve with stderr on a file', () => {
+  // Linux's full device: every write fails with ENOSPC (a full disk), where the direct write gives way to the stream.
+  it.runIf(existsSync('/dev/full'))('goes on answering when stderr cannot be written (a full disk), and stops cleanly', async () => {
+    const { child, ready } = await serveWithStderr(openSync('/dev/full', 'w'));
+    for (let i = 0; i < 3; i++) {
+      const response = await fetch(`${ready.url}/v1/users`, { headers: { authorization: `Bearer ${ready.api_key}` } });
+      expect(response.status).toBe(200);
+      // Each answer's line is flushed in a later turn: the next request comes after that write failed.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+  });
+
+  it('writes every request line to the file, in order, and the last lines before it exits', async () => {
+    const file = path.join(dir, 'serve.log');
+    const { child, ready } = await serveWithStderr(openSync(file, 'w'));
     const ids: string[] = [];
     for (let i = 0; i < 25; i++) {
       const response = await fetch(`${ready.url}/v1/users?limit=${i + 1}`, { headers: { authorization: `Bearer ${ready.api_key}` } });
