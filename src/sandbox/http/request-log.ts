@@ -178,6 +178,17 @@ function refusal(status: number, code: string, message: string, headers: Record<
   return new Response(answer.body, { status: answer.status, headers: answer.headers });
 }
 
+/** Adds `listener` to `set`, handing `rebuild` the set as an array (the loop of every entry reads that); returns the removal. */
+function listen<T>(set: Set<T>, listener: T, rebuild: (all: T[]) => void): () => boolean {
+  set.add(listener);
+  rebuild([...set]);
+  return () => {
+    const had = set.delete(listener);
+    rebuild([...set]);
+    return had;
+  };
+}
+
 // An entry's `object_ids` kept: none, one id (most requests), or the list.
 type KeptIds = string | string[] | null;
 
@@ -336,13 +347,7 @@ export class RequestLog {
   /** Calls `listener` with each new entry (and opens the log); returns the unsubscribe function. */
   subscribe(listener: Listener): () => void {
     this.#open = true;
-    this.#listeners.add(listener);
-    this.#listening = [...this.#listeners];
-    return () => {
-      const had = this.#listeners.delete(listener);
-      this.#listening = [...this.#listeners];
-      return had;
-    };
+    return listen(this.#listeners, listener, (all) => (this.#listening = all));
   }
 
   /**
@@ -353,13 +358,7 @@ export class RequestLog {
    */
   subscribeFields(listener: FieldListener): () => void {
     this.#open = true;
-    this.#fieldListeners.add(listener);
-    this.#fieldListening = [...this.#fieldListeners];
-    return () => {
-      const had = this.#fieldListeners.delete(listener);
-      this.#fieldListening = [...this.#fieldListeners];
-      return had;
-    };
+    return listen(this.#fieldListeners, listener, (all) => (this.#fieldListening = all));
   }
 
   /**
