@@ -281,7 +281,7 @@ export async function run(options: { rounds?: number; roundMs?: number; warmupMs
 
 /** The server's own layers, before the sandbox's. */
 const SERVER_RULES: readonly Rule[] = [
-  { layer: 'server: stderr line of the request log', file: /server\/http\/start\.ts$/, fn: /formatLog|logLine|^log$|subscribe/ },
+  { layer: 'server: stderr line of the request log', file: /server\/http\/start\.ts$/, fn: /logLine|^log$|subscribe/ },
   { layer: 'server: stderr line of the request log', file: /server\/(cli|run)\// },
   { layer: 'server: listener (read the request, write the answer)', file: /server\/http\/listener\.ts$/ },
   { layer: 'server: routing to the listener', file: /server\/http\/start\.ts$/ },

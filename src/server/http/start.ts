@@ -13,7 +13,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { DEFAULT_DELIVERY_CONCURRENCY, type Sandbox, type SandboxOptions } from '../../sandbox/index.js';
-import { LOG_FEED_PATH, type RequestLog, type RequestLogEntry } from '../../sandbox/http/request-log.js';
+import { LOG_FEED_PATH, type RequestLog } from '../../sandbox/http/request-log.js';
 import { SandboxImpl } from '../../sandbox/sandbox.js';
 import { type DataStore, openDataStore } from '../data/store.js';
 import { createHttpsTransport } from '../egress/transport.js';
@@ -90,12 +90,7 @@ function urlHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
-/** One stderr line of the request log: `POST /v1/users 201 3.1ms req_...`. */
-export function formatLog(entry: RequestLogEntry): string {
-  return logLine(entry.method, entry.path, entry.status, entry.latency_ms, entry.request_id);
-}
-
-/** {@link formatLog} from the fields (the request log's field listener: no entry object a request). */
+/** One stderr line of the request log, from an entry's fields (no entry object a request): `POST /v1/users 201 3.1ms req_...`. */
 export function logLine(method: string, path: string, status: number, latencyMs: number, requestId: string): string {
   return `${method} ${path} ${status} ${tenths(latencyMs)}ms ${requestId}`;
 }
