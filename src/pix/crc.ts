@@ -16,9 +16,11 @@
  */
 export function crc16(text: string): string {
   let crc = 0xffff;
+  // A byte at a time (the polynomial's shifts written out): eight times fewer steps than a bit at a time.
   for (const byte of new TextEncoder().encode(text)) {
-    crc ^= byte << 8;
-    for (let bit = 0; bit < 8; bit++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+    let x = ((crc >> 8) ^ byte) & 0xff;
+    x ^= x >> 4;
+    crc = ((crc << 8) ^ (x << 12) ^ (x << 5) ^ x) & 0xffff;
   }
   return crc.toString(16).toUpperCase().padStart(4, '0');
 }

@@ -25,6 +25,25 @@ describe('crc16', () => {
     expect(text).toBeDefined();
     expect(crc16(text as string)).toMatch(/^0[0-9A-F]{3}$/);
   });
+
+  // The algorithm as its definition reads, a bit at a time (what crc16 was until issue 34).
+  const bitwise = (text: string): string => {
+    let crc = 0xffff;
+    for (const byte of new TextEncoder().encode(text)) {
+      crc ^= byte << 8;
+      for (let bit = 0; bit < 8; bit++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+    }
+    return crc.toString(16).toUpperCase().padStart(4, '0');
+  };
+
+  it('computed a byte at a time, equals the bit-at-a-time definition for any text (UTF-8 bytes included)', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ unit: 'binary' }), fc.string({ maxLength: 600 })), (text) => {
+        expect(crc16(text)).toBe(bitwise(text));
+      }),
+      { numRuns: 2000 },
+    );
+  });
 });
 
 describe('validateBrCode', () => {

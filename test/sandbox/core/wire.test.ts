@@ -2,12 +2,16 @@
  * Wire forms written without their object (src/sandbox/core/wire.ts): `userJson` is
  * `JSON.stringify(userOut(u))` byte for byte, for any text in a user's fields (quotes,
  * backslashes, control characters, lone and paired surrogates), any metadata, null and set
- * instants, and a record whose fields are not of their types.
+ * instants, and a record whose fields are not of their types. `pixQrCode`, written without
+ * `buildBrCode`'s read-back check, is the code `buildBrCode` writes, and a valid one.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { UserRec } from '../../../src/sandbox/core/state.js';
-import { userJson, userOut } from '../../../src/sandbox/core/wire.js';
+import { buildBrCode, validateBrCode } from '../../../src/pix/brcode.js';
+import { SANDBOX_PIX_EVP } from '../../../src/sandbox/core/pix.js';
+import { derivedHex } from '../../../src/sandbox/core/random.js';
+import { pixQrCode, userJson, userOut } from '../../../src/sandbox/core/wire.js';
 
 const text = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.string({ unit: fc.constantFrom('"', '\\', '\n', '\u0000', '\u001f', '\u2028', '\ud800', '\udfff', 'a', 'é', '😀') }));
 const instant = fc.integer({ min: 0, max: 4_102_444_800_000 });
@@ -48,5 +52,25 @@ describe('userJson', () => {
       const odd = { ...u, cpf: '52998224725', ...broken } as unknown as UserRec;
       expect(userJson(odd)).toBe(JSON.stringify(userOut(odd)));
     }
+  });
+});
+
+describe('pixQrCode', () => {
+  // What the sandbox wrote before it skipped buildBrCode's read-back check.
+  const checked = (id: string, amount: string): string =>
+    buildBrCode({ key: SANDBOX_PIX_EVP, merchantName: 'PIX USDT SANDBOX', merchantCity: 'SAO PAULO', ...(amount.length <= 13 ? { amount } : {}), txid: derivedHex(`txid:${id}`, 25).toUpperCase(), singleUse: true });
+  // Every amount the sandbox writes: BRL with two decimals, from a cent to past a BR Code's 13 characters.
+  const amount = fc.bigInt({ min: 1n, max: 10n ** 16n }).map((cents) => `${cents / 100n}.${String(cents % 100n).padStart(2, '0')}`);
+
+  it("writes buildBrCode's code, a valid one, for any id and any amount", () => {
+    fc.assert(
+      fc.property(fc.uuid(), amount, (id, brl) => {
+        const code = pixQrCode(id, brl);
+        expect(code).toBe(checked(id, brl));
+        const read = validateBrCode(code);
+        expect(read.valid).toBe(true);
+        if (read.valid) expect(read.brCode.amount).toBe(brl.length <= 13 ? brl : undefined);
+      }),
+    );
   });
 });
