@@ -10,9 +10,10 @@
  */
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type * as PixEntry from '../src/pix/index.js';
 import { type Case, compare } from './measure.js';
 
-type Pix = typeof import('../src/pix/index.js');
+type Pix = typeof PixEntry;
 
 const buildOf = async (dir: string): Promise<Pix> => (await import(pathToFileURL(path.join(path.resolve(dir), 'dist', 'pix.js')).href)) as Pix;
 
