@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import type { BundleBench as BundleResult } from './bundle.js';
 import { BARE_FETCH, IN_PROCESS, LOOPBACK } from './sandbox.js';
 import type { MemoryFigures } from './memory.js';
-import type { ServerFigure } from './server.js';
+import type { FloorMode, ServerFigure } from './server.js';
 import type { BrowserWebhooksBench } from './webhooks-browser.js';
 import type { WebhooksBench } from './webhooks.js';
 
@@ -35,6 +35,13 @@ interface Fig {
   microsPerOp?: number;
   microsecondsPerOp?: number;
 }
+
+// What each floor server keeps of a new user (bench/server.ts FLOOR).
+const FLOOR_WHAT: Record<FloorMode, string> = {
+  objects: 'keeping the record by id, CPF and external id, the answer under its key and the last 10,000 events',
+  strings: 'keeping the same as strings only',
+  nothing: 'the same work, keeping nothing',
+};
 
 const fmt = (n: number, digits = 1): string => n.toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const us = (f: Fig): number => f.microsPerOp ?? f.microsecondsPerOp ?? 1e6 / f.opsPerSecond;
@@ -288,6 +295,14 @@ const READERS: Record<string, Reader> = {
         target: '',
         verdict: 'info' as const,
       },
+      // Issue 34: for scale, the least any sandbox does for a new user (bench/server.ts FLOOR), in rounds of its own against the same bare server.
+      ...(f.floors ?? []).map((fl) => ({
+        area: 'Server',
+        figure: `for scale, a new user on the floor server (${FLOOR_WHAT[fl.mode]}; no validation, CPF check, state machine or request log): floor / bare (${Math.round(fl.perSecond).toLocaleString('en')} /s; CPU per answer x${fl.cpuRatio === null ? '-' : fmt(fl.cpuRatio, 2)} of bare)`,
+        measured: `x${fmt(fl.ratio, 2)}`,
+        target: '',
+        verdict: 'info' as const,
+      })),
     ]);
   },
   persistence(result) {

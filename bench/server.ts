@@ -53,7 +53,23 @@ export interface ServerFigure {
   /** The generator's median share of a core in the bare rounds: near 1, the bare figure is the generator's, not the server's. */
   generatorBusy: number;
   rounds: { served: number[]; bare: number[] };
+  /** A new user only, without `--baseline`: the floor servers ({@link FLOOR}) in the same rounds, each against bare. */
+  floors?: FloorFigure[];
 }
+
+/** One floor server's figures ({@link FLOOR}), in the rounds of the new user. */
+export interface FloorFigure {
+  mode: FloorMode;
+  perSecond: number;
+  /** floor / bare (requests a second), the bare server measured in the same (floor) rounds. */
+  ratio: number;
+  cpuMicros: number | null;
+  /** bare / floor, CPU per answer. */
+  cpuRatio: number | null;
+}
+
+/** What a floor server keeps of each new user ({@link FLOOR}). */
+export type FloorMode = 'objects' | 'strings' | 'nothing';
 
 function firstLine(child: ChildProcess, name: string): Promise<string> {
   return new Promise<string>((resolve, reject) => {
@@ -81,6 +97,54 @@ const server = http.createServer((req, res) => {
 server.keepAliveTimeout = 60000;
 server.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ port: server.address().port })));
 `;
+
+/**
+ * The floor of a new user (issue 34): the least any sandbox must do for one, hand-written on bare
+ * node:http, with none of the contract's checks: read the body and parse it, a record with two
+ * UUIDs and its timestamps, an event with a third, the answer's JSON, and (`objects`) the record
+ * kept by id, CPF and external id, the answer and body kept under the Idempotency-Key and the
+ * event in a log of the last 10,000 (the sandbox's default `eventLogSize`); `strings`: the same
+ * kept as strings only (the record's JSON; the least a heap can keep, as no sandbox that changes
+ * its records could); `nothing`: the same work, nothing kept. No validation, no CPF check, no
+ * mask, no state machine, no request log. What a new user's ratio to bare can reach at best on
+ * this machine by this method: the limit the 0.6 target is read against, as the minimal verifier
+ * is for `constructEvent`.
+ */
+const FLOOR = `
+const http = require('node:http');
+const { randomUUID } = require('node:crypto');
+const headers = JSON.parse(process.argv[1]);
+const mode = process.argv[2];
+const byId = new Map(), byCpf = new Map(), byExternal = new Map(), idempotency = new Map(), events = new Array(10000);
+let seq = 0;
+const server = http.createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', () => {
+    const text = chunks.length === 1 ? chunks[0].toString() : Buffer.concat(chunks).toString();
+    const b = JSON.parse(text);
+    const now = new Date().toISOString();
+    const user = { id: randomUUID(), external_id: b.external_id, name: b.name, document_type: b.document_type, document_number: b.document_number, kyc_status: 'pending', kyc: { id: randomUUID(), status: 'initiated', created_at: now }, created_at: now, updated_at: now };
+    const event = { id: randomUUID(), type: 'user.created', created_at: now, data: user };
+    const body = JSON.stringify(user);
+    if (mode === 'objects') {
+      byId.set(user.id, user); byCpf.set(b.document_number, user.id); byExternal.set(b.external_id, user.id);
+      idempotency.set(req.headers['idempotency-key'], { body, text });
+      events[seq++ % 10000] = event;
+    } else if (mode === 'strings') {
+      byId.set(user.id, body); byCpf.set(b.document_number, user.id); byExternal.set(b.external_id, user.id);
+      idempotency.set(req.headers['idempotency-key'], body);
+      events[seq++ % 10000] = body;
+    }
+    res.writeHead(201, { ...headers, 'content-length': String(Buffer.byteLength(body)) });
+    res.end(body);
+  });
+});
+server.keepAliveTimeout = 60000;
+server.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ port: server.address().port })));
+`;
+
+const FLOOR_MODES: readonly FloorMode[] = ['objects', 'strings', 'nothing'];
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: IN_FLIGHT });
 
@@ -211,6 +275,36 @@ async function ready(child: ChildProcess): Promise<{ port: number; apiKey: strin
   return { port: Number(new URL(line.url).port), apiKey: line.api_key };
 }
 
+interface Target {
+  port: number;
+  pid: number | undefined;
+  kinds: Served['kinds'];
+}
+
+/** The floor servers' rounds: each round the bare server and every floor, alternating the order; each floor's median against the bare median of the same rounds. */
+async function floorRounds(
+  generator: Generator,
+  bare: Target,
+  floors: Array<Target & { name: FloorMode }>,
+  kindOf: (t: Target) => LoadKind,
+  o: { rounds: number; roundMs: number; warmupMs: number; cpu: (ms: Measured[]) => number | null },
+): Promise<FloorFigure[]> {
+  const here: Array<Target & { name: FloorMode | 'bare' }> = [{ name: 'bare', ...bare }, ...floors];
+  for (const t of floors) await generator.round(t.port, kindOf(t), o.warmupMs);
+  const measured = new Map<string, Measured[]>(here.map((t) => [t.name, []]));
+  for (let r = 0; r < o.rounds; r++) {
+    for (const t of r % 2 === 0 ? here : [...here].reverse()) measured.get(t.name)?.push(await measure(generator, t.port, t.pid, kindOf(t), o.roundMs));
+  }
+  const of = (name: string): Measured[] => measured.get(name) ?? [];
+  const b = median(of('bare').map((m) => m.perSecond));
+  const bareCpu = o.cpu(of('bare'));
+  return floors.map((f) => {
+    const perSecond = median(of(f.name).map((m) => m.perSecond));
+    const cpuMicros = o.cpu(of(f.name));
+    return { mode: f.name, perSecond, ratio: perSecond / b, cpuMicros, cpuRatio: cpuMicros === null || bareCpu === null ? null : bareCpu / cpuMicros };
+  });
+}
+
 /**
  * Runs the comparisons and returns the figures (bench/run.ts reads them). Per request kind: a
  * warm-up of each server, then `rounds` rounds of `roundMs` on each, alternating which goes
@@ -240,14 +334,24 @@ export async function run(options: { rounds?: number; roundMs?: number; warmupMs
       const started = await ready(base);
       other = { port: started.port, pid: base.pid, kinds: (await prepare(started.port, started.apiKey)).kinds };
     }
+    // The floors of a new user, beside the bare server (not in an A/B of two builds).
+    const floors: Array<Target & { name: FloorMode }> = [];
+    if (options.baseline === undefined) {
+      for (const mode of FLOOR_MODES) {
+        const floor = spawn(process.execPath, ['-e', FLOOR, JSON.stringify(prepared.answers.post.headers), mode], { stdio: ['ignore', 'pipe', 'inherit'] });
+        children.push(floor);
+        floors.push({ name: mode, port: (JSON.parse(await firstLine(floor, `floor server (${mode})`)) as { port: number }).port, pid: floor.pid, kinds: prepared.kinds });
+      }
+    }
     generator = startGenerator();
     const targets = [
       { name: 'served' as const, port, pid: served.pid, kinds: prepared.kinds },
       { name: 'bare' as const, ...other },
     ];
     const figures: ServerFigure[] = [];
-    for (const [k, { request }] of prepared.kinds.entries()) {
-      const kindOf = (t: (typeof targets)[number]): LoadKind => (t.kinds[k] as Served['kinds'][number]).kind;
+    const cpu = (ms: Measured[]): number | null => (ms.some((m) => m.cpuMicros === null) ? null : median(ms.map((m) => m.cpuMicros as number)));
+    for (const [k, { request, kind }] of prepared.kinds.entries()) {
+      const kindOf = (t: { kinds: Served['kinds'] }): LoadKind => (t.kinds[k] as Served['kinds'][number]).kind;
       // Warm-up: the real server's JIT needs more than a round; so do the bare server's and the generator's.
       for (const t of targets) await generator.round(t.port, kindOf(t), warmupMs);
       const measured = { served: [] as Measured[], bare: [] as Measured[] };
@@ -256,9 +360,11 @@ export async function run(options: { rounds?: number; roundMs?: number; warmupMs
       }
       const s = median(measured.served.map((m) => m.perSecond));
       const b = median(measured.bare.map((m) => m.perSecond));
-      const cpu = (ms: Measured[]): number | null => (ms.some((m) => m.cpuMicros === null) ? null : median(ms.map((m) => m.cpuMicros as number)));
       const cpuMicros = { served: cpu(measured.served), bare: cpu(measured.bare) };
+      // The floors, a new user only: rounds of their own beside the bare server (the served/bare rounds above are as they were).
+      const floorFigures = 'newUser' in kind && floors.length > 0 ? await floorRounds(generator, other, floors, kindOf, { rounds, roundMs, warmupMs, cpu }) : [];
       figures.push({
+        ...(floorFigures.length > 0 ? { floors: floorFigures } : {}),
         request,
         served: Math.round(s),
         bare: Math.round(b),
@@ -384,5 +490,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv.includes(
     const cpu = f.cpuRatio === null ? '' : `; CPU per answer ${f.cpuMicros.served?.toFixed(1)} us vs ${f.cpuMicros.bare?.toFixed(1)} us: x${f.cpuRatio.toFixed(2)}`;
     console.log(`${f.request.padEnd(34)} served ${f.served} /s, bare ${f.bare} /s: x${f.ratio.toFixed(2)}${cpu}; generator ${Math.round(100 * f.generatorBusy)}% of a core in the bare rounds`);
     console.log(`  (served ${f.rounds.served.join(' ')}; bare ${f.rounds.bare.join(' ')})`);
+    for (const fl of f.floors ?? []) {
+      const flCpu = fl.cpuRatio === null ? '' : `; CPU per answer ${fl.cpuMicros?.toFixed(1)} us: x${fl.cpuRatio.toFixed(2)}`;
+      console.log(`  floor, keeping ${fl.mode}: ${Math.round(fl.perSecond)} /s: x${fl.ratio.toFixed(2)} of bare${flCpu}`);
+    }
   }
 }
